@@ -1,0 +1,15 @@
+# Flags and helpers shared by every Tegula target.
+
+# Our own code builds with warnings as errors; third-party headers are SYSTEM.
+set(TEGULA_WARNING_FLAGS -Wall -Wextra -Werror -Wno-unused-parameter)
+
+# The one MLIR/LLVM linkage for the whole project: the shared libMLIR.so and
+# libLLVM.so (TOOLCHAIN.md: mixing static and shared gives two registries).
+set(TEGULA_MLIR_LIBS MLIR LLVM)
+
+function(tegula_target_defaults target)
+  target_compile_options(${target} PRIVATE ${TEGULA_WARNING_FLAGS})
+  if(NOT LLVM_ENABLE_RTTI)
+    target_compile_options(${target} PRIVATE -fno-rtti)
+  endif()
+endfunction()

@@ -53,7 +53,7 @@ struct TileInlinerInterface : public DialectInlinerInterface {
 LogicalResult verifyPowerOfTwoAttr(function_ref<InFlightDiagnostic()> emitError,
                                    NamedAttribute attr) {
   auto value = dyn_cast<IntegerAttr>(attr.getValue());
-  if (!value)
+  if (!value || value.getType().isInteger(1))
     return emitError() << "'" << attr.getName().strref()
                        << "' must be an integer attribute";
   int64_t v = value.getValue().getSExtValue();

@@ -62,11 +62,18 @@ void addGlobalWrite(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
 // Program instances and ranges
 //===----------------------------------------------------------------------===//
 
-LogicalResult ProgramIdOp::verify() { return verifyGridAxis(*this, getAxis()); }
-LogicalResult NumProgramsOp::verify() { return verifyGridAxis(*this, getAxis()); }
+// I32Attr getters return unsigned values; attributes are read as int32_t so
+// that negative values are reported as written.
+LogicalResult ProgramIdOp::verify() {
+  return verifyGridAxis(*this, static_cast<int32_t>(getAxis()));
+}
+LogicalResult NumProgramsOp::verify() {
+  return verifyGridAxis(*this, static_cast<int32_t>(getAxis()));
+}
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = static_cast<int32_t>(getStart());
+  int64_t end = static_cast<int32_t>(getEnd());
   auto type = getType();
   if (type.getRank() != 1)
     return emitOpError() << "result must be a 1-D tensor, got " << type;
@@ -111,7 +118,7 @@ LogicalResult BroadcastOp::verify() {
 
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType(), dst = getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis > src.getRank())
     return emitOpError() << "axis " << axis << " is out of range for a tensor of rank "
                          << src.getRank();
@@ -219,7 +226,7 @@ LogicalResult CatOp::verify() {
 
 LogicalResult GatherOp::verify() {
   auto src = getSrc().getType(), idx = getIndices().getType(), dst = getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (src.getRank() != idx.getRank())
     return emitOpError() << "source and indices must have the same rank, got "
                          << src.getRank() << " and " << idx.getRank();
@@ -480,7 +487,12 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "operand element types differ: " << ae << " and "
                          << be;
   if (isa<FloatType>(ae)) {
-    if (ae.isF64() ? !ce.isF64() : !isa<FloatType>(ce) || ce.isF64())
+    bool ok = ae.isF64() ? ce.isF64()
+                         : isa<FloatType>(ce) && !ce.isF64() &&
+                               ce.getIntOrFloatBitWidth() >=
+                                   std::max(ae.getIntOrFloatBitWidth(),
+                                            be.getIntOrFloatBitWidth());
+    if (!ok)
       return emitOpError() << "a dot of " << ae
                            << " needs a float accumulator of its width or "
                               "more (f64 only with f64), got "
@@ -495,6 +507,9 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "input precision "
                          << stringifyInputPrecision(getInputPrecision())
                          << " applies only to f32 operands, got " << ae;
+  if (static_cast<int32_t>(getMaxNumImpreciseAcc()) < 0)
+    return emitOpError() << "max_num_imprecise_acc must not be negative, got "
+                         << static_cast<int32_t>(getMaxNumImpreciseAcc());
   return success();
 }
 
@@ -551,7 +566,7 @@ LogicalResult ReduceOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferredReturnTypes) {
   Adaptor adaptor(operands, attributes, properties, regions);
-  int64_t axis = adaptor.getAxis();
+  int64_t axis = static_cast<int32_t>(adaptor.getAxis());
   for (Value v : operands) {
     auto tensor = dyn_cast<RankedTensorType>(v.getType());
     if (!tensor || axis < 0 || axis >= tensor.getRank())
@@ -570,7 +585,8 @@ LogicalResult ReduceOp::inferReturnTypes(
 }
 
 LogicalResult ReduceOp::verifyRegions() {
-  return verifyCombiner(*this, getSrcs(), getCombineOp(), getAxis());
+  return verifyCombiner(*this, getSrcs(), getCombineOp(),
+                        static_cast<int32_t>(getAxis()));
 }
 
 LogicalResult ScanOp::inferReturnTypes(
@@ -583,7 +599,8 @@ LogicalResult ScanOp::inferReturnTypes(
 }
 
 LogicalResult ScanOp::verifyRegions() {
-  return verifyCombiner(*this, getSrcs(), getCombineOp(), getAxis());
+  return verifyCombiner(*this, getSrcs(), getCombineOp(),
+                        static_cast<int32_t>(getAxis()));
 }
 
 LogicalResult HistogramOp::verify() {
@@ -623,9 +640,9 @@ LogicalResult BitcastOp::verify() {
 }
 
 LogicalResult ElementwiseInlineAsmOp::verify() {
-  if (getPackedElement() < 1)
-    return emitOpError() << "packed_element must be at least 1, got "
-                         << getPackedElement();
+  int32_t packed = static_cast<int32_t>(getPackedElement());
+  if (packed < 1)
+    return emitOpError() << "packed_element must be at least 1, got " << packed;
   return success();
 }
 

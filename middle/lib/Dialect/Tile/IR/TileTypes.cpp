@@ -60,6 +60,10 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "address space must not be negative, got "
                        << addressSpace;
   if (auto tensor = ::mlir::dyn_cast<RankedTensorType>(pointee)) {
+    if (!tensor.hasStaticShape())
+      return emitError() << "a block pointer points to a tensor of static "
+                            "shape, not "
+                         << pointee;
     Type elem = tensor.getElementType();
     if (!elem.isIntOrFloat())
       return emitError() << "a block pointer points to a tensor of integers "

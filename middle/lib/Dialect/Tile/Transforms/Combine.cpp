@@ -42,24 +42,31 @@ struct DotAddToAccumulator : public OpRewritePattern<AddOp> {
   }
 };
 
+/// Whether |value| is available at |op|: defined before it in its block or
+/// in an enclosing block.
+bool isAvailableAt(Value value, Operation *op) {
+  Block *block = value.getParentBlock();
+  Operation *anchor = block->findAncestorOpInBlock(*op);
+  if (!anchor)
+    return false;
+  Operation *def = value.getDefiningOp();
+  return !def || (def != anchor && def->isBeforeInBlock(anchor));
+}
+
 /// select(m, load(p, m), o) -> load(p, m, o): where the mask is false the
-/// select already picks `o`, so the load can give it.
+/// select already picks `o`, so the load can give it. Only when `o` is
+/// available at the load: moving the load could reorder it with stores.
 struct SelectOfMaskedLoad : public OpRewritePattern<arith::SelectOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::SelectOp select,
                                 PatternRewriter &rewriter) const override {
     auto load = select.getTrueValue().getDefiningOp<LoadOp>();
+    Value other = select.getFalseValue();
     if (!load || !load->hasOneUse() || !load.getMask() ||
         load.getMask() != select.getCondition() ||
-        select.getFalseValue().getType() != load.getType())
+        other.getType() != load.getType() || !isAvailableAt(other, load))
       return failure();
-    rewriter.modifyOpInPlace(load, [&] {
-      load.getOtherMutable().assign(select.getFalseValue());
-    });
-    // The select's false value may be defined after the load.
-    if (Operation *def = select.getFalseValue().getDefiningOp())
-      if (def->getBlock() == load->getBlock() && load->isBeforeInBlock(def))
-        rewriter.moveOpAfter(load, def);
+    rewriter.modifyOpInPlace(load, [&] { load.getOtherMutable().assign(other); });
     rewriter.replaceOp(select, load.getResult());
     return success();
   }
@@ -89,7 +96,14 @@ bool isSinkable(Operation *op) {
          isa<RankedTensorType>(op->getResult(0).getType());
 }
 
-/// Splat constant |v| as a scalar or tensor of |shape|, or null.
+/// Whether |v| is a splat constant.
+bool isSplatConstant(Value v) {
+  SplatElementsAttr splat;
+  return matchPattern(v, m_Constant(&splat));
+}
+
+/// Splat constant |v| as a scalar or tensor of |shape|; |v| must satisfy
+/// isSplatConstant.
 Value reshapedConstant(PatternRewriter &rewriter, Location loc, Value v,
                        ArrayRef<int64_t> shape) {
   SplatElementsAttr splat;
@@ -120,11 +134,12 @@ struct SinkSplat : public RewritePattern {
     if (!isSinkable(op))
       return failure();
     bool anySplat = false;
+    // Match every operand before creating anything: a pattern that fails
+    // after changing the IR keeps the greedy driver from converging.
     for (Value v : op->getOperands()) {
       if (v.getDefiningOp<SplatOp>())
         anySplat = true;
-      else if (!matchPattern(v, m_Constant()) ||
-               !isa<RankedTensorType>(v.getType()))
+      else if (!isSplatConstant(v))
         return failure();
     }
     if (!anySplat)
@@ -161,7 +176,7 @@ struct SinkBroadcast : public RewritePattern {
         if (shape && *shape != s)
           return failure();
         shape = s;
-      } else if (!matchPattern(v, m_Constant())) {
+      } else if (!isSplatConstant(v)) {
         return failure();
       }
     }

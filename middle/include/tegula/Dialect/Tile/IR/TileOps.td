@@ -71,7 +71,7 @@ def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
     ```
   }];
   let arguments = (ins I32Attr:$start, I32Attr:$end);
-  let results = (outs RankedTensorOf<[I32]>:$result);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
@@ -265,9 +265,9 @@ def Tile_LoadOp : Tile_Op<"load", [
     AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     TypesMatchWith<"mask has the shape of ptr, of i1", "ptr", "mask", I1SameShape,
-                   "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+                   "!::llvm::cast<::tegula::tile::LoadOp>(&$_op).getMask() || std::equal_to<>()">,
     TypesMatchWith<"other has the type of the result", "ptr", "other", PointeeOf,
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+                   "!::llvm::cast<::tegula::tile::LoadOp>(&$_op).getOther() || std::equal_to<>()">,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result", PointeeOf>]> {
   let summary = "load a tensor or scalar through pointers";
   let description = [{
@@ -280,7 +280,7 @@ def Tile_LoadOp : Tile_Op<"load", [
 
     ```mlir
     %v = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>>
-    %b = tile.load %bp {boundary_check = array<i32: 0, 1>, padding = #tile.padding<zero>} : !tile.ptr<tensor<64x64xf16>>
+    %b = tile.load %bp {boundary_check = array<i32: 0, 1>, padding = #tile<padding zero>} : !tile.ptr<tensor<64x64xf16>>
     ```
   }];
   let arguments = (ins
@@ -595,7 +595,7 @@ def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
     ```
   }];
   let arguments = (ins Tile_IntTensor:$src, Optional<Tile_BoolTensor>:$mask);
-  let results = (outs RankedTensorOf<[I32]>:$result);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
   let assemblyFormat = [{
     $src (`,` $mask^ `:` type($mask))? attr-dict `:` type($src) `->` type($result)
   }];

@@ -64,18 +64,18 @@ def Tile_TensorDescType : Tile_TypeDef<"TensorDesc", "tensordesc"> {
 //===----------------------------------------------------------------------===//
 
 def Tile_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64], "floating-point">;
-def Tile_FloatTensor : RankedTensorOf<[Tile_Float]>;
+def Tile_FloatTensor : StaticShapeTensorOf<[Tile_Float]>;
 def Tile_FloatLike : AnyTypeOf<[Tile_Float, Tile_FloatTensor]>;
 
-def Tile_BoolTensor : RankedTensorOf<[I1]>;
+def Tile_BoolTensor : StaticShapeTensorOf<[I1]>;
 def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor]>;
 
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64], "integer">;
-def Tile_IntTensor : RankedTensorOf<[Tile_Int]>;
+def Tile_IntTensor : StaticShapeTensorOf<[Tile_Int]>;
 def Tile_IntLike : AnyTypeOf<[Tile_Int, Tile_IntTensor]>;
 
-def Tile_I32Like : AnyTypeOf<[I32, RankedTensorOf<[I32]>]>;
-def Tile_I64Like : AnyTypeOf<[I64, RankedTensorOf<[I64]>]>;
+def Tile_I32Like : AnyTypeOf<[I32, StaticShapeTensorOf<[I32]>]>;
+def Tile_I64Like : AnyTypeOf<[I64, StaticShapeTensorOf<[I64]>]>;
 
 def Tile_Ptr : DialectType<Tile_Dialect,
     CPred<"::mlir::isa<::tegula::tile::PointerType>($_self) && "
@@ -85,13 +85,13 @@ def Tile_BlockPtr : DialectType<Tile_Dialect,
     CPred<"::mlir::isa<::tegula::tile::PointerType>($_self) && "
           "::mlir::cast<::tegula::tile::PointerType>($_self).isBlockPointer()">,
     "block pointer">;
-def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;
+def Tile_PtrTensor : StaticShapeTensorOf<[Tile_Ptr]>;
 def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor]>;
 
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_Ptr], "scalar">;
-def Tile_ScalarTensor : RankedTensorOf<[Tile_Float, Tile_Int, Tile_Ptr]>;
+def Tile_ScalarTensor : StaticShapeTensorOf<[Tile_Float, Tile_Int, Tile_Ptr]>;
 def Tile_Type : AnyTypeOf<[Tile_Scalar, Tile_ScalarTensor]>;
 
-def Tile_Tensor : RankedTensorOf<[Tile_Float, Tile_Int, Tile_Ptr]>;
+def Tile_Tensor : StaticShapeTensorOf<[Tile_Float, Tile_Int, Tile_Ptr]>;
 
 #endif // TEGULA_TILE_TYPES

@@ -2,6 +2,7 @@
 #include "tegula/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
@@ -133,6 +134,32 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  // Launch options on the module, and pipelining hints on loops.
+  bool onModule = isa<ModuleOp>(op);
+  bool onLoop = isa<LoopLikeOpInterface>(op);
+  if (name == kNumWarpsAttr || name == kNumStagesAttr ||
+      name == kLoopUnrollFactorAttr) {
+    bool placed = name == kNumWarpsAttr     ? onModule
+                  : name == kNumStagesAttr ? (onModule || onLoop)
+                                           : onLoop;
+    if (!placed)
+      return op->emitOpError() << "'" << name << "' belongs on "
+                               << (name == kNumWarpsAttr
+                                       ? "the module"
+                                       : name == kNumStagesAttr
+                                             ? "the module or a loop"
+                                             : "a loop");
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || value.getType().isInteger(1) || value.getInt() < 0)
+      return op->emitOpError() << "'" << name
+                               << "' must be a non-negative integer";
+    if (name == kNumWarpsAttr &&
+        (value.getInt() == 0 || !llvm::isPowerOf2_64(value.getInt())))
+      return op->emitOpError() << "'" << name << "' must be a power of 2, got "
+                               << value.getInt();
+    return success();
+  }
   if (op->getNumResults() != 1)
     return op->emitOpError() << "'" << attr.getName().strref()
                              << "' needs an op with exactly one result";

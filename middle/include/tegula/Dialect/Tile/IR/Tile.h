@@ -66,6 +66,12 @@ inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 inline constexpr llvm::StringLiteral kContiguityAttr = "tile.contiguity";
 inline constexpr llvm::StringLiteral kConstancyAttr = "tile.constancy";
 inline constexpr llvm::StringLiteral kNonNullAttr = "tile.nonnull";
+/// Launch options on the module (`tile.num_warps`, `tile.num_stages`) and
+/// loop hints on scf.for (`tile.num_stages`, `tile.loop_unroll_factor`).
+inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+inline constexpr llvm::StringLiteral kLoopUnrollFactorAttr =
+    "tile.loop_unroll_factor";
 
 } // namespace tegula::tile
 

@@ -1,0 +1,57 @@
+//===- CodeGen.h - Triton kernels to tile IR --------------------*- C++ -*-===//
+//
+// Compiles one `@jit` kernel of a parsed module, specialized for a
+// signature, into a tile IR module: semantic analysis (Triton 3.x rules,
+// constexpr evaluation, calls to other `@jit` functions, the `tl`
+// namespace) and IR generation in one walk of the AST. Errors go to the
+// DiagnosticEngine with the kernel source location; IR ops carry the source
+// location of the expression that made them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TEGULA_FRONTEND_CODEGEN_H
+#define TEGULA_FRONTEND_CODEGEN_H
+
+#include "tegula/Frontend/AST.h"
+#include "tegula/Frontend/Diagnostics.h"
+#include "tegula/Frontend/Signature.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <vector>
+
+namespace tegula::frontend {
+
+/// What to compile and how to specialize it.
+struct CompileOptions {
+  /// The kernel: a `@jit` function of the module.
+  std::string kernelName;
+  /// One entry per parameter (see Signature.h), or fewer when keyword
+  /// constexprs and defaults supply the rest.
+  std::vector<ArgSpec> signature;
+  /// Keyword constexprs: `BLOCK=128`.
+  llvm::StringMap<ConstantSpec> constexprs;
+  /// Launch options recorded on the module (`tile.num_warps`, ...).
+  int numWarps = 4;
+  int numStages = 3;
+  /// Keep `tl.device_assert` and kernel `assert`s (Triton's debug mode).
+  bool enableAssertions = true;
+};
+
+/// Compiles |options.kernelName| of |module| into a new tile IR module in
+/// |context| (which must have the tile dialect loaded, see
+/// registerFrontendDialects). Returns null after reporting at least one
+/// error to |diags|. Never throws.
+mlir::OwningOpRef<mlir::ModuleOp> compileKernel(Module &module,
+                                                const CompileOptions &options,
+                                                mlir::MLIRContext &context,
+                                                DiagnosticEngine &diags);
+
+/// Loads the dialects the front end emits into |context|.
+void loadFrontendDialects(mlir::MLIRContext &context);
+
+} // namespace tegula::frontend
+
+#endif // TEGULA_FRONTEND_CODEGEN_H

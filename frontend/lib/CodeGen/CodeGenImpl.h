@@ -1,0 +1,192 @@
+//===- CodeGenImpl.h - the kernel code generator ----------------*- C++ -*-===//
+//
+// Internal to the front end. One CodeGen compiles one kernel: it walks the
+// kernel's AST with a scope of PyValues, evaluates constexprs as Python
+// would, and builds tile IR through Semantic for everything else. Calls to
+// `@jit` functions are inlined at the AST level (a fresh scope over the
+// callee's body) unless the callee is `noinline`, which becomes a private
+// tile.func and a tile.call.
+//
+// Errors are thrown as CompileError (from the code generator) or
+// SemanticError (from Semantic, converted at the expression that caused
+// it), and caught once in compileKernel, which reports them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TEGULA_FRONTEND_CODEGEN_CODEGENIMPL_H
+#define TEGULA_FRONTEND_CODEGEN_CODEGENIMPL_H
+
+#include "PyValue.h"
+
+#include "tegula/Frontend/CodeGen.h"
+#include "tegula/Frontend/Semantic.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tegula::frontend {
+
+/// A user error at a source location, with the call chain that led there.
+struct CompileError {
+  SourceLocation loc;
+  std::string message;
+  /// "in call to 'f'" notes, innermost first.
+  std::vector<std::pair<SourceLocation, std::string>> notes;
+};
+
+/// The variables of one function activation.
+using Scope = llvm::StringMap<PyValue>;
+
+/// How a statement list ended.
+enum class Flow { Normal, Break, Continue, Return };
+
+/// Arguments of a call after binding to parameter names.
+struct BoundArgs {
+  llvm::StringMap<PyValue> values;
+  std::vector<PyValue> varargs;
+  const PyValue &get(llvm::StringRef name) const;
+  bool has(llvm::StringRef name) const;
+};
+
+/// The actual arguments of a call, evaluated.
+struct CallArgs {
+  std::vector<PyValue> positional;
+  std::vector<std::pair<std::string, PyValue>> keywords;
+  SourceLocation loc;
+};
+
+class CodeGen {
+public:
+  CodeGen(Module &userModule, Module &stdlib, const CompileOptions &options,
+          mlir::MLIRContext &context);
+
+  /// Builds the kernel into a new module; throws CompileError.
+  mlir::OwningOpRef<mlir::ModuleOp> run();
+
+  //===--- Errors ---------------------------------------------------------===//
+  [[noreturn]] void error(SourceLocation loc, const std::string &message);
+  mlir::Location mlirLoc(SourceLocation loc);
+  /// Points Semantic's next ops at |loc|.
+  void at(SourceLocation loc) { sem.setLoc(mlirLoc(loc)); currentLoc = loc; }
+
+  //===--- Expressions (GenExpr.cpp) -------------------------------------===//
+  PyValue eval(const Expr *e);
+  PyValue evalName(const NameExpr *e);
+  PyValue evalAttribute(const AttributeExpr *e);
+  PyValue evalSubscript(const SubscriptExpr *e);
+  PyValue evalUnary(const UnaryExpr *e);
+  PyValue evalBinary(const BinaryExpr *e);
+  PyValue binaryOp(BinaryOp op, const PyValue &l, const PyValue &r,
+                   SourceLocation loc);
+  PyValue evalBoolOp(const BoolOpExpr *e);
+  PyValue evalCompare(const CompareExpr *e);
+  PyValue compareOp(CompareOp op, const PyValue &l, const PyValue &r,
+                    SourceLocation loc);
+  PyValue evalConditional(const ConditionalExpr *e);
+  PyValue evalCall(const CallExpr *e);
+  PyValue callValue(const PyValue &callee, CallArgs &args, SourceLocation loc,
+                    const std::string &calleeName);
+  /// Attribute |name| of value |base| (dtype properties, tensor methods,
+  /// namespace members).
+  PyValue getAttr(const PyValue &base, llvm::StringRef name, SourceLocation loc);
+
+  //===--- Conversions ---------------------------------------------------===//
+  /// A kernel value as an operand of Semantic (tensor or Python number).
+  Operand operand(const PyValue &v, SourceLocation loc, llvm::StringRef what);
+  TValue tensor(const PyValue &v, SourceLocation loc, llvm::StringRef what);
+  std::optional<TValue> optTensor(const PyValue &v, SourceLocation loc,
+                                  llvm::StringRef what);
+  __int128 constInt(const PyValue &v, SourceLocation loc, llvm::StringRef what);
+  bool constBool(const PyValue &v, SourceLocation loc, llvm::StringRef what);
+  std::string constString(const PyValue &v, SourceLocation loc,
+                          llvm::StringRef what);
+  DType constDType(const PyValue &v, SourceLocation loc, llvm::StringRef what);
+  /// A shape: a tuple/list of constexpr ints (or a single int).
+  std::vector<int64_t> constShape(const PyValue &v, SourceLocation loc,
+                                  llvm::StringRef what);
+  /// Python truthiness of a constexpr.
+  bool truthy(const PyValue &v);
+  std::string describe(const PyValue &v);
+
+  //===--- Statements (GenStmt.cpp) --------------------------------------===//
+  Flow genBlock(llvm::ArrayRef<Stmt *> stmts);
+  Flow genStmt(const Stmt *s, llvm::ArrayRef<Stmt *> rest, bool &consumedRest);
+  void assign(const Expr *target, const PyValue &value);
+  Flow genIf(const IfStmt *s, size_t branch, llvm::ArrayRef<Stmt *> rest,
+             bool &consumedRest);
+  Flow genFor(const ForStmt *s);
+  Flow genWhile(const WhileStmt *s);
+  void genReturn(const ReturnStmt *s);
+  /// Names assigned anywhere in |stmts| (not in nested defs).
+  void collectAssigned(llvm::ArrayRef<Stmt *> stmts, llvm::StringSet<> &names);
+  bool containsReturn(llvm::ArrayRef<Stmt *> stmts);
+
+  //===--- Calls (CodeGen.cpp) -------------------------------------------===//
+  BoundArgs bind(const CallArgs &args, llvm::ArrayRef<std::string> params,
+                 SourceLocation loc, const std::string &calleeName);
+  PyValue callJit(const FunctionDef *f, Module *m, CallArgs &args,
+                  SourceLocation loc);
+  PyValue callNoInline(const FunctionDef *f, Module *m, BoundArgs &bound,
+                       SourceLocation loc);
+
+  //===--- Builtins (Builtins.cpp) ---------------------------------------===//
+  PyValue callBuiltin(const std::string &name, CallArgs &args,
+                      SourceLocation loc);
+  PyValue callMethod(const PyValue &self, const std::string &name,
+                     CallArgs &args, SourceLocation loc);
+  /// Builds a reduce or scan whose combiner calls |combine|.
+  std::vector<TValue> genCombine(bool isScan, std::vector<TValue> inputs,
+                                 int64_t axis, const PyValue &combine,
+                                 bool reverse, SourceLocation loc);
+  /// True when |name| names a builtin of the `tl` namespace.
+  static bool isTlBuiltin(llvm::StringRef name);
+
+  //===--- State ---------------------------------------------------------===//
+  Module &userModule;
+  Module &stdlib;
+  const CompileOptions &options;
+  mlir::MLIRContext &context;
+  mlir::OpBuilder builder;
+  Semantic sem;
+  mlir::ModuleOp module;
+
+  /// An enclosing loop, for break and continue.
+  struct LoopInfo {
+    bool isStatic;
+    unsigned structuredDepth;
+  };
+
+  /// The function being compiled: its module (for global lookups), scope,
+  /// and return value.
+  struct Frame {
+    /// The enclosing loops of this activation, innermost last.
+    std::vector<LoopInfo> loops;
+    Module *module = nullptr;
+    const FunctionDef *function = nullptr;
+    Scope scope;
+    bool returned = false;
+    PyValue returnValue;
+    /// How many scf regions (loops, dynamic ifs) enclose the current point.
+    unsigned structuredDepth = 0;
+    /// The structuredDepth at which `return` is allowed (raised inside a
+    /// dynamic if whose branches all end in a return).
+    unsigned returnDepth = 0;
+    SourceLocation callLoc;
+  };
+  std::vector<Frame> frames;
+  Frame &frame() { return frames.back(); }
+
+  SourceLocation currentLoc;
+  /// Depth of @jit calls, bounded to catch recursion.
+  unsigned callDepth = 0;
+  /// noinline helpers already emitted, by mangled name.
+  llvm::StringSet<> emittedHelpers;
+};
+
+} // namespace tegula::frontend
+
+#endif // TEGULA_FRONTEND_CODEGEN_CODEGENIMPL_H

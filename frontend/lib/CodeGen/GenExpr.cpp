@@ -1,0 +1,956 @@
+//===- GenExpr.cpp - expressions: constexprs and tensor operations --------===//
+#include "CodeGenImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::frontend;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+//===----------------------------------------------------------------------===//
+// Conversions
+//===----------------------------------------------------------------------===//
+
+static std::string int128ToString(__int128 v) {
+  if (v == 0)
+    return "0";
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v)
+                            : static_cast<unsigned __int128>(v);
+  std::string s;
+  while (u) {
+    s.insert(s.begin(), char('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  return neg ? "-" + s : s;
+}
+
+std::string CodeGen::describe(const PyValue &v) {
+  switch (v.kind) {
+  case PyValue::Undefined: return "undefined";
+  case PyValue::None: return "None";
+  case PyValue::Number:
+    if (v.num.kind == PyNum::Bool)
+      return v.num.i ? "True" : "False";
+    if (v.num.kind == PyNum::Int)
+      return int128ToString(v.num.i);
+    {
+      std::string s;
+      llvm::raw_string_ostream(s) << v.num.f;
+      return s;
+    }
+  case PyValue::String: return "'" + v.str + "'";
+  case PyValue::DTypeObj: return v.dtype.str();
+  case PyValue::Tensor: return "a tensor of type " + v.tensor.type.str();
+  case PyValue::Tuple: {
+    std::string s = "(";
+    for (size_t i = 0; i < v.items->size(); ++i)
+      s += (i ? ", " : "") + describe((*v.items)[i]);
+    return s + (v.items->size() == 1 ? ",)" : ")");
+  }
+  case PyValue::Function: return "function '" + v.function->getName().str() + "'";
+  case PyValue::Builtin: return "builtin '" + v.str + "'";
+  case PyValue::Namespace: return "module '" + v.str + "'";
+  case PyValue::Method: return "method '" + v.str + "'";
+  case PyValue::Slice: return "a slice";
+  case PyValue::Marker: return "'" + v.str + "'";
+  }
+  return "?";
+}
+
+Operand CodeGen::operand(const PyValue &v, SourceLocation loc,
+                         llvm::StringRef what) {
+  if (v.isTensor())
+    return v.tensor;
+  if (v.isNumber())
+    return v.num;
+  error(loc, what.str() + " must be a tensor or a number, got " + describe(v));
+}
+
+TValue CodeGen::tensor(const PyValue &v, SourceLocation loc,
+                       llvm::StringRef what) {
+  if (v.isTensor())
+    return v.tensor;
+  if (v.isNumber()) {
+    at(loc);
+    return sem.toTensor(v.num);
+  }
+  error(loc, what.str() + " must be a tensor, got " + describe(v));
+}
+
+std::optional<TValue> CodeGen::optTensor(const PyValue &v, SourceLocation loc,
+                                         llvm::StringRef what) {
+  if (v.kind == PyValue::None || v.kind == PyValue::Undefined)
+    return std::nullopt;
+  return tensor(v, loc, what);
+}
+
+__int128 CodeGen::constInt(const PyValue &v, SourceLocation loc,
+                           llvm::StringRef what) {
+  if (v.isInt())
+    return v.num.i;
+  error(loc, what.str() + " must be a constexpr integer, got " + describe(v));
+}
+
+bool CodeGen::constBool(const PyValue &v, SourceLocation loc,
+                        llvm::StringRef what) {
+  if (v.isConstexpr())
+    return truthy(v);
+  error(loc, what.str() + " must be a constexpr, got " + describe(v));
+}
+
+std::string CodeGen::constString(const PyValue &v, SourceLocation loc,
+                                 llvm::StringRef what) {
+  if (v.kind == PyValue::String)
+    return v.str;
+  if (v.kind == PyValue::None || v.kind == PyValue::Undefined)
+    return "";
+  error(loc, what.str() + " must be a string, got " + describe(v));
+}
+
+DType CodeGen::constDType(const PyValue &v, SourceLocation loc,
+                          llvm::StringRef what) {
+  if (v.kind == PyValue::DTypeObj)
+    return v.dtype;
+  error(loc, what.str() + " must be a dtype such as tl.float32, got " +
+                 describe(v));
+}
+
+std::vector<int64_t> CodeGen::constShape(const PyValue &v, SourceLocation loc,
+                                         llvm::StringRef what) {
+  std::vector<int64_t> shape;
+  if (v.isInt()) {
+    shape.push_back(static_cast<int64_t>(v.num.i));
+  } else if (v.kind == PyValue::Tuple) {
+    for (const PyValue &d : v.tupleItems()) {
+      if (!d.isInt())
+        error(loc, what.str() + " must hold constexpr integers, got " +
+                       describe(d));
+      shape.push_back(static_cast<int64_t>(d.num.i));
+    }
+  } else {
+    error(loc, what.str() + " must be a list or tuple of constexpr integers, got " +
+                   describe(v));
+  }
+  for (int64_t d : shape)
+    if (d <= 0 || d > (int64_t(1) << 31))
+      error(loc, what.str() + " must be positive, got " + shapeStr(shape));
+  return shape;
+}
+
+bool CodeGen::truthy(const PyValue &v) {
+  switch (v.kind) {
+  case PyValue::None: case PyValue::Undefined: return false;
+  case PyValue::Number:
+    return v.num.kind == PyNum::Float ? v.num.f != 0 : v.num.i != 0;
+  case PyValue::String: return !v.str.empty();
+  case PyValue::Tuple: return !v.items->empty();
+  default: return true;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+PyValue CodeGen::eval(const Expr *e) {
+  SourceLocation loc = e->getLoc();
+  try {
+    switch (e->getKind()) {
+    case Expr::Kind::Name:
+      return evalName(cast<NameExpr>(e));
+    case Expr::Kind::IntLiteral: {
+      auto *lit = cast<IntLiteralExpr>(e);
+      if (lit->isTooLarge() ||
+          lit->getValue() > (uint64_t(1) << 63) * 2 - 1)
+        error(loc, "integer literal " + lit->getSpelling().str() +
+                       " is too large (kernels take at most 64 bits)");
+      return PyValue::ofInt(static_cast<__int128>(lit->getValue()));
+    }
+    case Expr::Kind::FloatLiteral:
+      return PyValue::ofFloat(cast<FloatLiteralExpr>(e)->getValue());
+    case Expr::Kind::StringLiteral:
+      return PyValue::string(cast<StringLiteralExpr>(e)->getValue().str());
+    case Expr::Kind::BoolLiteral:
+      return PyValue::ofBool(cast<BoolLiteralExpr>(e)->getValue());
+    case Expr::Kind::NoneLiteral:
+      return PyValue::none();
+    case Expr::Kind::EllipsisLiteral:
+      error(loc, "'...' is not supported in kernels");
+    case Expr::Kind::Unary:
+      return evalUnary(cast<UnaryExpr>(e));
+    case Expr::Kind::Binary:
+      return evalBinary(cast<BinaryExpr>(e));
+    case Expr::Kind::BoolOp:
+      return evalBoolOp(cast<BoolOpExpr>(e));
+    case Expr::Kind::Compare:
+      return evalCompare(cast<CompareExpr>(e));
+    case Expr::Kind::Conditional:
+      return evalConditional(cast<ConditionalExpr>(e));
+    case Expr::Kind::Call:
+      return evalCall(cast<CallExpr>(e));
+    case Expr::Kind::Attribute:
+      return evalAttribute(cast<AttributeExpr>(e));
+    case Expr::Kind::Subscript:
+      return evalSubscript(cast<SubscriptExpr>(e));
+    case Expr::Kind::Slice: {
+      auto *s = cast<SliceExpr>(e);
+      if (s->getLower() || s->getUpper() || s->getStep())
+        error(loc, "slices with bounds are only supported on tuples");
+      PyValue v;
+      v.kind = PyValue::Slice;
+      return v;
+    }
+    case Expr::Kind::Tuple:
+    case Expr::Kind::List: {
+      ArrayRef<Expr *> elems = isa<TupleExpr>(e)
+                                   ? cast<TupleExpr>(e)->getElements()
+                                   : cast<ListExpr>(e)->getElements();
+      PyTuple items;
+      for (Expr *el : elems) {
+        if (auto *star = dyn_cast<StarredExpr>(el)) {
+          PyValue v = eval(star->getValue());
+          if (v.kind != PyValue::Tuple)
+            error(star->getLoc(), "only tuples can be unpacked with '*', got " +
+                                      describe(v));
+          items.insert(items.end(), v.items->begin(), v.items->end());
+          continue;
+        }
+        items.push_back(eval(el));
+      }
+      return PyValue::tuple(std::move(items));
+    }
+    case Expr::Kind::Starred:
+      error(loc, "'*' unpacking is only allowed in calls, tuples and lists");
+    }
+  } catch (SemanticError &err) {
+    SourceLocation where = loc;
+    if (auto *b = dyn_cast<BinaryExpr>(e))
+      where = b->getOpLoc();
+    error(where, err.what());
+  }
+  error(loc, "unsupported expression");
+}
+
+//===----------------------------------------------------------------------===//
+// Names and namespaces
+//===----------------------------------------------------------------------===//
+
+/// The Triton dtype that `tl.<name>` denotes.
+static std::optional<DType> dtypeAttr(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<DType>>(name)
+      .Case("int1", DType(DType::I1))
+      .Case("int8", DType(DType::I8))
+      .Case("int16", DType(DType::I16))
+      .Case("int32", DType(DType::I32))
+      .Case("int64", DType(DType::I64))
+      .Case("uint8", DType(DType::U8))
+      .Case("uint16", DType(DType::U16))
+      .Case("uint32", DType(DType::U32))
+      .Case("uint64", DType(DType::U64))
+      .Case("float8e4nv", DType(DType::FP8E4NV))
+      .Case("float8e5", DType(DType::FP8E5))
+      .Case("float16", DType(DType::FP16))
+      .Case("bfloat16", DType(DType::BF16))
+      .Case("float32", DType(DType::FP32))
+      .Case("float64", DType(DType::FP64))
+      .Case("void", DType(DType::Void))
+      .Default(std::nullopt);
+}
+
+/// The namespace a dotted module path denotes.
+static PyValue resolveModulePath(llvm::StringRef path) {
+  if (path == "triton" || path == "tegula")
+    return PyValue::ns("triton");
+  if (path == "triton.language" || path == "tegula.language")
+    return PyValue::ns("tl");
+  if (path == "triton.language.math" || path == "tegula.language.math")
+    return PyValue::ns("tl.math");
+  if (path.starts_with("triton.language.extra") ||
+      path.starts_with("tegula.language.extra"))
+    return PyValue::ns("tl.extra");
+  if (path == "triton.jit" || path == "tegula.jit")
+    return PyValue::marker("jit");
+  return PyValue::ns(path.str());
+}
+
+PyValue CodeGen::evalName(const NameExpr *e) {
+  llvm::StringRef name = e->getName();
+  Frame &fr = frame();
+  auto it = fr.scope.find(name);
+  if (it != fr.scope.end() && it->second.kind != PyValue::Undefined)
+    return it->second;
+  Module *m = fr.module;
+  if (const FunctionDef *f = m->lookupFunction(name))
+    return PyValue::func(f, m);
+  if (const GlobalConstant *g = m->lookupGlobal(name)) {
+    // Module constants are constexprs, evaluated where they are defined.
+    frames.emplace_back();
+    frame().module = m;
+    PyValue v;
+    try {
+      v = eval(g->Value);
+    } catch (...) {
+      frames.pop_back();
+      throw;
+    }
+    frames.pop_back();
+    if (!v.isConstexpr())
+      error(e->getLoc(), "global '" + name.str() +
+                             "' must be a constant (tl.constexpr), not " +
+                             describe(v));
+    return v;
+  }
+  llvm::StringRef qualified = m->resolveImport(name);
+  if (!qualified.empty()) {
+    auto [parent, leaf] = qualified.rsplit('.');
+    PyValue direct = resolveModulePath(qualified);
+    if (direct.kind == PyValue::Namespace && !leaf.empty() &&
+        direct.str == qualified.str()) {
+      // `from triton.language import sum` and friends.
+      PyValue base = resolveModulePath(parent);
+      if (base.kind == PyValue::Namespace && base.str != parent.str())
+        return getAttr(base, leaf, e->getLoc());
+    }
+    return direct;
+  }
+  if (m == &stdlib) {
+    if (isTlBuiltin(name))
+      return PyValue::builtin(name.str());
+    if (auto d = dtypeAttr(name))
+      return PyValue::ofDType(*d);
+    if (name == "constexpr")
+      return PyValue::marker("constexpr");
+  }
+  static const char *pyBuiltins[] = {"range", "min", "max", "abs", "float",
+                                     "int", "bool", "len", "print", "isinstance"};
+  for (const char *b : pyBuiltins)
+    if (name == b)
+      return PyValue::builtin(std::string("py.") + b);
+  error(e->getLoc(), "name '" + name.str() + "' is not defined");
+}
+
+PyValue CodeGen::evalAttribute(const AttributeExpr *e) {
+  PyValue base = eval(e->getBase());
+  return getAttr(base, e->getName(), e->getNameLoc());
+}
+
+PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
+                         SourceLocation loc) {
+  switch (base.kind) {
+  case PyValue::Namespace: {
+    const std::string &ns = base.str;
+    if (ns == "triton") {
+      if (name == "language")
+        return PyValue::ns("tl");
+      if (name == "jit")
+        return PyValue::marker("jit");
+      if (name == "cdiv")
+        return PyValue::func(stdlib.lookupFunction("cdiv"), &stdlib);
+      error(loc, "triton." + name.str() + " cannot be used inside a kernel");
+    }
+    if (ns == "tl" || ns == "tl.math") {
+      if (ns == "tl" && name == "math")
+        return PyValue::ns("tl.math");
+      if (ns == "tl" && name == "extra")
+        return PyValue::ns("tl.extra");
+      if (ns == "tl" && (name == "random" || name == "standard" || name == "core"))
+        return PyValue::ns("tl");
+      if (ns == "tl.math" && (name == "max" || name == "min"))
+        return PyValue::builtin(name == "max" ? "maximum" : "minimum");
+      if (auto d = dtypeAttr(name))
+        return PyValue::ofDType(*d);
+      if (name == "constexpr" || name == "tensor" || name == "dtype")
+        return PyValue::marker(name.str());
+      if (name == "PropagateNan")
+        return PyValue::ns("PropagateNan");
+      if (isTlBuiltin(name))
+        return PyValue::builtin(name.str());
+      if (const FunctionDef *f = stdlib.lookupFunction(name))
+        if (!name.starts_with("_"))
+          return PyValue::func(f, &stdlib);
+      error(loc, (ns == "tl" ? "tl." : "tl.math.") + name.str() +
+                     " is not supported yet");
+    }
+    if (ns == "PropagateNan") {
+      if (name == "ALL")
+        return PyValue::string("all");
+      if (name == "NONE")
+        return PyValue::string("none");
+      error(loc, "tl.PropagateNan has no member '" + name.str() + "'");
+    }
+    if (ns == "tl.extra")
+      error(loc, "tl.extra." + name.str() + " is not supported yet");
+    error(loc, "'" + ns + "." + name.str() + "' cannot be used inside a kernel");
+  }
+  case PyValue::Tensor: {
+    const TValue &t = base.tensor;
+    if (name == "dtype")
+      return PyValue::ofDType(t.dtype());
+    if (name == "shape") {
+      PyTuple dims;
+      for (int64_t d : t.type.shape())
+        dims.push_back(PyValue::ofInt(d));
+      return PyValue::tuple(dims);
+    }
+    if (name == "numel")
+      return PyValue::ofInt(t.type.numel());
+    if (name == "type")
+      return PyValue::ofDType(t.dtype());
+    if (name == "T") {
+      if (t.type.shape().size() != 2)
+        error(loc, ".T needs a 2-D tensor, got " + t.type.str());
+      at(loc);
+      return PyValue::ofTensor(sem.permute(t, {1, 0}));
+    }
+    static const char *methods[] = {
+        "to", "reshape", "view", "trans", "permute", "broadcast_to",
+        "expand_dims", "split", "ravel", "sum", "max", "min", "argmax",
+        "argmin", "cumsum", "cumprod", "exp", "exp2", "log", "log2", "sin",
+        "cos", "sqrt", "sqrt_rn", "rsqrt", "abs", "floor", "ceil", "erf",
+        "sigmoid", "softmax", "xor_sum", "reduce", "associative_scan", "sort",
+        "flip", "histogram", "logical_and", "logical_or", "reduce_or"};
+    for (const char *m : methods)
+      if (name == m)
+        return PyValue::method(base, name.str());
+    error(loc, "tensor has no attribute '" + name.str() + "'");
+  }
+  case PyValue::DTypeObj: {
+    const DType &d = base.dtype;
+    if (name == "element_ty") {
+      if (!d.isPtr())
+        error(loc, "dtype " + d.str() + " has no element_ty (not a pointer)");
+      if (d.pointee().isBlock())
+        error(loc, "element_ty of a block pointer is a block type, which "
+                   "kernels cannot use as a value yet");
+      return PyValue::ofDType(d.pointee().scalar());
+    }
+    if (name == "primitive_bitwidth")
+      return PyValue::ofInt(d.bitWidth());
+    if (name == "int_bitwidth") {
+      if (!d.isInt())
+        error(loc, "dtype " + d.str() + " is not an integer");
+      return PyValue::ofInt(d.bitWidth());
+    }
+    if (name == "fp_mantissa_width")
+      return PyValue::ofInt(d.mantissaWidth());
+    if (name == "name")
+      return PyValue::string(d.str());
+    if (name == "scalar")
+      return base;
+    if (name.starts_with("is_") || name == "to_ir")
+      return PyValue::method(base, name.str());
+    error(loc, "dtype has no attribute '" + name.str() + "'");
+  }
+  case PyValue::Number:
+  case PyValue::String:
+  case PyValue::None:
+  case PyValue::Tuple:
+    if (name == "value")
+      return base;
+    error(loc, describe(base) + " has no attribute '" + name.str() + "'");
+  default:
+    error(loc, describe(base) + " has no attribute '" + name.str() + "'");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Subscripts
+//===----------------------------------------------------------------------===//
+
+PyValue CodeGen::evalSubscript(const SubscriptExpr *e) {
+  PyValue base = eval(e->getBase());
+  const Expr *indexExpr = e->getIndex();
+  SourceLocation loc = e->getLoc();
+  if (base.kind == PyValue::Tuple) {
+    const PyTuple &items = base.tupleItems();
+    int64_t n = static_cast<int64_t>(items.size());
+    if (auto *s = dyn_cast<SliceExpr>(indexExpr)) {
+      int64_t step = s->getStep() ? static_cast<int64_t>(constInt(eval(s->getStep()), loc, "slice step")) : 1;
+      if (step == 0)
+        error(loc, "slice step cannot be zero");
+      auto norm = [&](const Expr *x, int64_t def) {
+        if (!x)
+          return def;
+        int64_t v = static_cast<int64_t>(constInt(eval(x), loc, "slice bound"));
+        if (v < 0)
+          v += n;
+        return std::clamp<int64_t>(v, step > 0 ? 0 : -1, step > 0 ? n : n - 1);
+      };
+      int64_t lo = norm(s->getLower(), step > 0 ? 0 : n - 1);
+      int64_t hi = norm(s->getUpper(), step > 0 ? n : -1);
+      PyTuple out;
+      for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step)
+        out.push_back(items[i]);
+      return PyValue::tuple(out);
+    }
+    PyValue idx = eval(indexExpr);
+    __int128 i = constInt(idx, indexExpr->getLoc(), "a tuple index");
+    if (i < 0)
+      i += n;
+    if (i < 0 || i >= n)
+      error(indexExpr->getLoc(), "tuple index " + describe(idx) +
+                                     " out of range for a tuple of " +
+                                     std::to_string(n));
+    return items[static_cast<size_t>(i)];
+  }
+  if (base.kind == PyValue::Tensor) {
+    std::vector<const Expr *> parts;
+    if (auto *t = dyn_cast<TupleExpr>(indexExpr); t && !t->isParenthesized())
+      parts.assign(t->getElements().begin(), t->getElements().end());
+    else
+      parts.push_back(indexExpr);
+    TValue t = base.tensor;
+    size_t rank = t.type.shape().size(), consumed = 0;
+    int64_t dim = 0;
+    for (const Expr *p : parts) {
+      if (isa<NoneLiteralExpr>(p)) {
+        at(p->getLoc());
+        t = sem.expandDims(t, dim);
+        ++dim;
+        continue;
+      }
+      if (auto *s = dyn_cast<SliceExpr>(p);
+          s && !s->getLower() && !s->getUpper() && !s->getStep()) {
+        ++dim;
+        ++consumed;
+        continue;
+      }
+      error(p->getLoc(), "unsupported tensor index: only None and ':' are "
+                         "allowed in a tensor subscript");
+    }
+    if (consumed > rank)
+      error(loc, "too many indices for a tensor of rank " + std::to_string(rank));
+    return PyValue::ofTensor(t);
+  }
+  error(loc, describe(base) + " is not subscriptable");
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool isIntLike(const PyValue &v) { return v.isInt(); }
+
+double asDouble(const PyNum &n) {
+  return n.kind == PyNum::Float ? n.f : static_cast<double>(n.i);
+}
+} // namespace
+
+PyValue CodeGen::evalUnary(const UnaryExpr *e) {
+  PyValue v = eval(e->getOperand());
+  SourceLocation loc = e->getLoc();
+  switch (e->getOp()) {
+  case UnaryOp::Not:
+    if (v.isTensor()) {
+      at(loc);
+      return PyValue::ofTensor(sem.logicalNot(v.tensor));
+    }
+    return PyValue::ofBool(!truthy(v));
+  case UnaryOp::Plus:
+    if (v.isTensor() || v.isNumber())
+      return v;
+    break;
+  case UnaryOp::Minus:
+    if (v.isTensor()) {
+      at(loc);
+      return PyValue::ofTensor(sem.minus(v.tensor));
+    }
+    if (v.isNumber()) {
+      if (v.num.kind == PyNum::Float)
+        return PyValue::ofFloat(-v.num.f);
+      return PyValue::ofInt(-v.num.i);
+    }
+    break;
+  case UnaryOp::Invert:
+    if (v.isTensor()) {
+      at(loc);
+      return PyValue::ofTensor(sem.invert(v.tensor));
+    }
+    if (isIntLike(v))
+      return PyValue::ofInt(~v.num.i);
+    break;
+  }
+  error(loc, "bad operand type for unary " + getSpelling(e->getOp()).str() +
+                 ": " + describe(v));
+}
+
+PyValue CodeGen::evalBinary(const BinaryExpr *e) {
+  PyValue l = eval(e->getLHS());
+  PyValue r = eval(e->getRHS());
+  return binaryOp(e->getOp(), l, r, e->getOpLoc());
+}
+
+/// Python arithmetic on two constexpr numbers.
+static std::optional<PyValue> constArith(BinaryOp op, const PyNum &a,
+                                         const PyNum &b, std::string &err) {
+  bool ints = a.kind != PyNum::Float && b.kind != PyNum::Float;
+  if (ints) {
+    __int128 x = a.i, y = b.i, r = 0;
+    switch (op) {
+    case BinaryOp::Add:
+      if (__builtin_add_overflow(x, y, &r)) break;
+      return PyValue::ofInt(r);
+    case BinaryOp::Sub:
+      if (__builtin_sub_overflow(x, y, &r)) break;
+      return PyValue::ofInt(r);
+    case BinaryOp::Mul:
+      if (__builtin_mul_overflow(x, y, &r)) break;
+      return PyValue::ofInt(r);
+    case BinaryOp::Div:
+      if (y == 0) { err = "division by zero"; return std::nullopt; }
+      return PyValue::ofFloat(static_cast<double>(x) / static_cast<double>(y));
+    case BinaryOp::FloorDiv:
+    case BinaryOp::Mod: {
+      if (y == 0) { err = "integer division or modulo by zero"; return std::nullopt; }
+      __int128 q = x / y, m = x % y;
+      if (m != 0 && ((m < 0) != (y < 0))) { q -= 1; m += y; }
+      return PyValue::ofInt(op == BinaryOp::FloorDiv ? q : m);
+    }
+    case BinaryOp::Pow: {
+      if (y < 0)
+        return PyValue::ofFloat(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      __int128 acc = 1;
+      for (__int128 k = 0; k < y; ++k)
+        if (__builtin_mul_overflow(acc, x, &acc)) {
+          err = "integer overflow in constexpr arithmetic";
+          return std::nullopt;
+        }
+      return PyValue::ofInt(acc);
+    }
+    case BinaryOp::LShift:
+      if (y < 0) { err = "negative shift count"; return std::nullopt; }
+      if (y >= 126 || (x != 0 && y >= 126)) break;
+      r = x * (static_cast<__int128>(1) << static_cast<int>(y));
+      if (y > 0 && r / (static_cast<__int128>(1) << static_cast<int>(y)) != x) break;
+      return PyValue::ofInt(r);
+    case BinaryOp::RShift:
+      if (y < 0) { err = "negative shift count"; return std::nullopt; }
+      return PyValue::ofInt(y >= 127 ? (x < 0 ? -1 : 0) : (x >> static_cast<int>(y)));
+    case BinaryOp::BitAnd:
+      if (a.kind == PyNum::Bool && b.kind == PyNum::Bool) return PyValue::ofBool(x & y);
+      return PyValue::ofInt(x & y);
+    case BinaryOp::BitOr:
+      if (a.kind == PyNum::Bool && b.kind == PyNum::Bool) return PyValue::ofBool(x | y);
+      return PyValue::ofInt(x | y);
+    case BinaryOp::BitXor:
+      if (a.kind == PyNum::Bool && b.kind == PyNum::Bool) return PyValue::ofBool(x ^ y);
+      return PyValue::ofInt(x ^ y);
+    case BinaryOp::MatMul:
+      err = "'@' needs tensors";
+      return std::nullopt;
+    }
+    err = "integer overflow in constexpr arithmetic";
+    return std::nullopt;
+  }
+  double x = asDouble(a), y = asDouble(b);
+  switch (op) {
+  case BinaryOp::Add: return PyValue::ofFloat(x + y);
+  case BinaryOp::Sub: return PyValue::ofFloat(x - y);
+  case BinaryOp::Mul: return PyValue::ofFloat(x * y);
+  case BinaryOp::Div:
+    if (y == 0) { err = "float division by zero"; return std::nullopt; }
+    return PyValue::ofFloat(x / y);
+  case BinaryOp::FloorDiv:
+  case BinaryOp::Mod: {
+    if (y == 0) { err = "float modulo"; return std::nullopt; }
+    double m = std::fmod(x, y);
+    if (m != 0 && ((m < 0) != (y < 0)))
+      m += y;
+    if (op == BinaryOp::Mod)
+      return PyValue::ofFloat(m);
+    return PyValue::ofFloat(std::floor((x - m) / y + 0.5));
+  }
+  case BinaryOp::Pow: return PyValue::ofFloat(std::pow(x, y));
+  default:
+    err = "unsupported operand types for " + getSpelling(op).str() +
+          ": 'float'";
+    return std::nullopt;
+  }
+}
+
+PyValue CodeGen::binaryOp(BinaryOp op, const PyValue &l, const PyValue &r,
+                          SourceLocation loc) {
+  std::string spelling = getSpelling(op).str();
+  if (l.isNumber() && r.isNumber()) {
+    std::string err;
+    if (auto v = constArith(op, l.num, r.num, err))
+      return *v;
+    error(loc, err);
+  }
+  // Tuples and strings, as Python.
+  if (l.kind == PyValue::Tuple && r.kind == PyValue::Tuple && op == BinaryOp::Add) {
+    PyTuple out = l.tupleItems();
+    out.insert(out.end(), r.items->begin(), r.items->end());
+    return PyValue::tuple(out);
+  }
+  if (op == BinaryOp::Mul && ((l.kind == PyValue::Tuple && r.isInt()) ||
+                              (r.kind == PyValue::Tuple && l.isInt()))) {
+    const PyValue &t = l.kind == PyValue::Tuple ? l : r;
+    __int128 n = l.kind == PyValue::Tuple ? r.num.i : l.num.i;
+    if (n > 4096)
+      error(loc, "tuple repetition too large");
+    PyTuple out;
+    for (__int128 i = 0; i < n; ++i)
+      out.insert(out.end(), t.items->begin(), t.items->end());
+    return PyValue::tuple(out);
+  }
+  if (l.kind == PyValue::String && r.kind == PyValue::String && op == BinaryOp::Add)
+    return PyValue::string(l.str + r.str);
+  if (!(l.isTensor() || l.isNumber()) || !(r.isTensor() || r.isNumber()))
+    error(loc, "unsupported operand types for " + spelling + ": " + describe(l) +
+                   " and " + describe(r));
+  Operand a = operand(l, loc, "operand"), b = operand(r, loc, "operand");
+  at(loc);
+  try {
+    switch (op) {
+    case BinaryOp::Add: return PyValue::ofTensor(sem.add(a, b));
+    case BinaryOp::Sub: return PyValue::ofTensor(sem.sub(a, b));
+    case BinaryOp::Mul: return PyValue::ofTensor(sem.mul(a, b));
+    case BinaryOp::Div: return PyValue::ofTensor(sem.truediv(a, b));
+    case BinaryOp::FloorDiv: return PyValue::ofTensor(sem.floordiv(a, b));
+    case BinaryOp::Mod: return PyValue::ofTensor(sem.mod(a, b));
+    case BinaryOp::BitAnd: return PyValue::ofTensor(sem.bitAnd(a, b));
+    case BinaryOp::BitOr: return PyValue::ofTensor(sem.bitOr(a, b));
+    case BinaryOp::BitXor: return PyValue::ofTensor(sem.bitXor(a, b));
+    case BinaryOp::LShift: return PyValue::ofTensor(sem.shl(a, b));
+    case BinaryOp::RShift: return PyValue::ofTensor(sem.shr(a, b));
+    case BinaryOp::MatMul: {
+      TValue x = tensor(l, loc, "operand"), y = tensor(r, loc, "operand");
+      return PyValue::ofTensor(sem.dot(x, y, std::nullopt, "", std::nullopt, DType::FP32));
+    }
+    case BinaryOp::Pow:
+      error(loc, "'**' is not supported on tensors");
+    }
+  } catch (SemanticError &err) {
+    std::string msg = err.what();
+    // Triton's wording for shape mismatches names the operator.
+    if (llvm::StringRef(msg).starts_with("incompatible shapes ")) {
+      TValue x = tensor(l, loc, "operand"), y = tensor(r, loc, "operand");
+      msg = "incompatible shapes for " + spelling + ": " +
+            shapeStr(x.type.shape()) + " and " + shapeStr(y.type.shape());
+    }
+    error(loc, msg);
+  }
+  error(loc, "unsupported operator " + spelling);
+}
+
+PyValue CodeGen::evalBoolOp(const BoolOpExpr *e) {
+  bool isAnd = e->getOp() == BoolOp::And;
+  PyValue acc = eval(e->getOperands()[0]);
+  for (Expr *next : e->getOperands().drop_front()) {
+    if (acc.isConstexpr()) {
+      // Python short-circuit on constexprs.
+      if (isAnd ? !truthy(acc) : truthy(acc))
+        return acc;
+      acc = eval(next);
+      continue;
+    }
+    PyValue rhs = eval(next);
+    at(next->getLoc());
+    TValue r = tensor(rhs, next->getLoc(), "operand of " +
+                                               getSpelling(e->getOp()).str());
+    acc = PyValue::ofTensor(isAnd ? sem.logicalAnd(acc.tensor, r)
+                                  : sem.logicalOr(acc.tensor, r));
+  }
+  return acc;
+}
+
+PyValue CodeGen::compareOp(CompareOp op, const PyValue &l, const PyValue &r,
+                           SourceLocation loc) {
+  auto sameConst = [&]() -> std::optional<bool> {
+    if (l.kind != r.kind) {
+      if ((l.kind == PyValue::None) != (r.kind == PyValue::None))
+        return false;
+      return std::nullopt;
+    }
+    switch (l.kind) {
+    case PyValue::None: return true;
+    case PyValue::String: return l.str == r.str;
+    case PyValue::DTypeObj: return l.dtype == r.dtype;
+    case PyValue::Function: return l.function == r.function;
+    case PyValue::Builtin: case PyValue::Marker: case PyValue::Namespace:
+      return l.str == r.str;
+    default: return std::nullopt;
+    }
+  };
+  switch (op) {
+  case CompareOp::Is:
+  case CompareOp::IsNot: {
+    bool same;
+    if (l.isTensor() || r.isTensor())
+      same = l.isTensor() && r.isTensor() && l.tensor.value == r.tensor.value;
+    else if (auto s = sameConst())
+      same = *s;
+    else if (l.isNumber() && r.isNumber())
+      same = l.num.kind == r.num.kind && l.num.i == r.num.i && l.num.f == r.num.f;
+    else
+      same = false;
+    return PyValue::ofBool(op == CompareOp::Is ? same : !same);
+  }
+  case CompareOp::In:
+  case CompareOp::NotIn: {
+    if (r.kind != PyValue::Tuple)
+      error(loc, "'in' needs a tuple on its right, got " + describe(r));
+    bool found = false;
+    for (const PyValue &item : r.tupleItems()) {
+      PyValue eq = compareOp(CompareOp::Eq, l, item, loc);
+      if (eq.isNumber() && truthy(eq))
+        found = true;
+    }
+    return PyValue::ofBool(op == CompareOp::In ? found : !found);
+  }
+  default:
+    break;
+  }
+  if (l.isNumber() && r.isNumber()) {
+    bool ints = l.num.kind != PyNum::Float && r.num.kind != PyNum::Float;
+    int c;
+    if (ints)
+      c = l.num.i < r.num.i ? -1 : (l.num.i > r.num.i ? 1 : 0);
+    else {
+      double x = asDouble(l.num), y = asDouble(r.num);
+      if (std::isnan(x) || std::isnan(y))
+        return PyValue::ofBool(op == CompareOp::NotEq);
+      c = x < y ? -1 : (x > y ? 1 : 0);
+    }
+    switch (op) {
+    case CompareOp::Lt: return PyValue::ofBool(c < 0);
+    case CompareOp::LtE: return PyValue::ofBool(c <= 0);
+    case CompareOp::Gt: return PyValue::ofBool(c > 0);
+    case CompareOp::GtE: return PyValue::ofBool(c >= 0);
+    case CompareOp::Eq: return PyValue::ofBool(c == 0);
+    default: return PyValue::ofBool(c != 0);
+    }
+  }
+  if (!l.isTensor() && !r.isTensor()) {
+    if (op == CompareOp::Eq || op == CompareOp::NotEq) {
+      if (l.kind == PyValue::Tuple && r.kind == PyValue::Tuple) {
+        bool eq = l.items->size() == r.items->size();
+        for (size_t i = 0; eq && i < l.items->size(); ++i)
+          eq = truthy(compareOp(CompareOp::Eq, (*l.items)[i], (*r.items)[i], loc));
+        return PyValue::ofBool(op == CompareOp::Eq ? eq : !eq);
+      }
+      std::optional<bool> s = sameConst();
+      bool eq = s ? *s : false;
+      return PyValue::ofBool(op == CompareOp::Eq ? eq : !eq);
+    }
+    error(loc, "'" + getSpelling(op).str() + "' not supported between " +
+                   describe(l) + " and " + describe(r));
+  }
+  llvm::StringRef pred;
+  switch (op) {
+  case CompareOp::Lt: pred = "<"; break;
+  case CompareOp::LtE: pred = "<="; break;
+  case CompareOp::Gt: pred = ">"; break;
+  case CompareOp::GtE: pred = ">="; break;
+  case CompareOp::Eq: pred = "=="; break;
+  default: pred = "!="; break;
+  }
+  Operand a = operand(l, loc, "operand"), b = operand(r, loc, "operand");
+  at(loc);
+  try {
+    return PyValue::ofTensor(sem.compare(pred, a, b));
+  } catch (SemanticError &err) {
+    std::string msg = err.what();
+    if (llvm::StringRef(msg).starts_with("incompatible shapes ")) {
+      msg = "incompatible shapes for " + pred.str() + ": " +
+            shapeStr(tensor(l, loc, "").type.shape()) + " and " +
+            shapeStr(tensor(r, loc, "").type.shape());
+    }
+    error(loc, msg);
+  }
+}
+
+PyValue CodeGen::evalCompare(const CompareExpr *e) {
+  PyValue left = eval(e->getLHS());
+  PyValue result;
+  bool first = true;
+  for (const Comparison &c : e->getComparisons()) {
+    PyValue right = eval(c.RHS);
+    PyValue cmp = compareOp(c.Op, left, right, c.OpLoc);
+    if (first) {
+      result = cmp;
+    } else if (result.isConstexpr() && cmp.isConstexpr()) {
+      result = PyValue::ofBool(truthy(result) && truthy(cmp));
+    } else {
+      at(c.OpLoc);
+      result = PyValue::ofTensor(sem.logicalAnd(
+          tensor(result, c.OpLoc, "comparison"), tensor(cmp, c.OpLoc, "comparison")));
+    }
+    if (result.isConstexpr() && !truthy(result))
+      return result; // Python stops at the first false link
+    first = false;
+    left = right;
+  }
+  return result;
+}
+
+PyValue CodeGen::evalConditional(const ConditionalExpr *e) {
+  PyValue cond = eval(e->getCond());
+  if (cond.isConstexpr())
+    return eval(truthy(cond) ? e->getThen() : e->getElse());
+  PyValue a = eval(e->getThen());
+  PyValue b = eval(e->getElse());
+  at(e->getLoc());
+  return PyValue::ofTensor(sem.where(cond.tensor, operand(a, e->getLoc(), "value"),
+                                     operand(b, e->getLoc(), "value")));
+}
+
+PyValue CodeGen::evalCall(const CallExpr *e) {
+  PyValue callee = eval(e->getCallee());
+  CallArgs args;
+  args.loc = e->getLoc();
+  for (Expr *a : e->getArgs()) {
+    if (auto *star = dyn_cast<StarredExpr>(a)) {
+      PyValue v = eval(star->getValue());
+      if (v.kind != PyValue::Tuple)
+        error(star->getLoc(), "only tuples can be unpacked with '*', got " +
+                                  describe(v));
+      args.positional.insert(args.positional.end(), v.items->begin(),
+                             v.items->end());
+      continue;
+    }
+    args.positional.push_back(eval(a));
+  }
+  for (const KeywordArg &k : e->getKeywords())
+    args.keywords.emplace_back(k.Name.str(), eval(k.Value));
+  std::string name;
+  if (auto *n = dyn_cast<NameExpr>(e->getCallee()))
+    name = n->getName().str();
+  else if (auto *a = dyn_cast<AttributeExpr>(e->getCallee()))
+    name = a->getName().str();
+  return callValue(callee, args, e->getLoc(), name);
+}
+
+PyValue CodeGen::callValue(const PyValue &callee, CallArgs &args,
+                           SourceLocation loc, const std::string &calleeName) {
+  switch (callee.kind) {
+  case PyValue::Function:
+    return callJit(callee.function, callee.module, args, loc);
+  case PyValue::Builtin:
+    return callBuiltin(callee.str, args, loc);
+  case PyValue::Method:
+    return callMethod(*callee.self, callee.str, args, loc);
+  case PyValue::Marker:
+    if (callee.str == "constexpr") {
+      if (args.positional.size() != 1 || !args.keywords.empty())
+        error(loc, "tl.constexpr() takes exactly one argument");
+      if (!args.positional[0].isConstexpr())
+        error(loc, "tl.constexpr() needs a constant, got " +
+                       describe(args.positional[0]));
+      return args.positional[0];
+    }
+    error(loc, "'" + callee.str + "' cannot be called inside a kernel");
+  default:
+    error(loc, "'" + (calleeName.empty() ? describe(callee) : calleeName) +
+                   "' is not callable");
+  }
+}

@@ -1,0 +1,767 @@
+//===- GenStmt.cpp - statements and structured control flow ---------------===//
+#include "CodeGenImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::frontend;
+using llvm::cast;
+using llvm::dyn_cast;
+using llvm::isa;
+
+namespace {
+constexpr int64_t kMaxStaticIterations = 4096;
+
+/// Whether two bindings of a name are the same value.
+bool sameBinding(const PyValue &a, const PyValue &b) {
+  if (a.kind != b.kind)
+    return false;
+  switch (a.kind) {
+  case PyValue::Tensor:
+    return a.tensor.value == b.tensor.value;
+  case PyValue::Number:
+    return a.num.kind == b.num.kind && a.num.i == b.num.i &&
+           (a.num.f == b.num.f || (a.num.f != a.num.f && b.num.f != b.num.f));
+  case PyValue::String:
+  case PyValue::Builtin:
+  case PyValue::Namespace:
+  case PyValue::Marker:
+    return a.str == b.str;
+  case PyValue::DTypeObj:
+    return a.dtype == b.dtype;
+  case PyValue::Function:
+    return a.function == b.function;
+  case PyValue::Tuple:
+    if (a.items->size() != b.items->size())
+      return false;
+    for (size_t i = 0; i < a.items->size(); ++i)
+      if (!sameBinding((*a.items)[i], (*b.items)[i]))
+        return false;
+    return true;
+  default:
+    return true;
+  }
+}
+
+/// Flattens a value returned across a dynamic if into its tensors.
+void flattenTensors(const PyValue &v, std::vector<TValue> &out, bool &ok) {
+  if (v.isTensor())
+    out.push_back(v.tensor);
+  else if (v.kind == PyValue::Tuple)
+    for (const PyValue &item : v.tupleItems())
+      flattenTensors(item, out, ok);
+  else if (v.kind != PyValue::None)
+    ok = false;
+}
+
+/// Rebuilds a value of the shape of |like| from |values|.
+PyValue unflatten(const PyValue &like, ArrayRef<TValue> values, size_t &next) {
+  if (like.isTensor())
+    return PyValue::ofTensor(values[next++]);
+  if (like.kind == PyValue::Tuple) {
+    PyTuple items;
+    for (const PyValue &item : like.tupleItems())
+      items.push_back(unflatten(item, values, next));
+    return PyValue::tuple(items);
+  }
+  return like;
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Statement lists
+//===----------------------------------------------------------------------===//
+
+Flow CodeGen::genBlock(ArrayRef<Stmt *> stmts) {
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    bool consumedRest = false;
+    Flow flow = genStmt(stmts[i], stmts.drop_front(i + 1), consumedRest);
+    if (flow != Flow::Normal || consumedRest)
+      return flow;
+  }
+  return Flow::Normal;
+}
+
+Flow CodeGen::genStmt(const Stmt *s, ArrayRef<Stmt *> rest, bool &consumedRest) {
+  SourceLocation loc = s->getLoc();
+  switch (s->getKind()) {
+  case Stmt::Kind::Expr:
+    eval(cast<ExprStmt>(s)->getValue());
+    return Flow::Normal;
+  case Stmt::Kind::Assign: {
+    auto *a = cast<AssignStmt>(s);
+    PyValue value = eval(a->getValue());
+    for (const Expr *target : a->getTargets())
+      assign(target, value);
+    return Flow::Normal;
+  }
+  case Stmt::Kind::AnnAssign: {
+    auto *a = cast<AnnAssignStmt>(s);
+    if (!a->getValue())
+      return Flow::Normal;
+    PyValue value = eval(a->getValue());
+    PyValue annotation = eval(a->getAnnotation());
+    if (annotation.kind == PyValue::Marker && annotation.str == "constexpr" &&
+        !value.isConstexpr())
+      error(a->getValue()->getLoc(),
+            "a tl.constexpr variable needs a constant value, got " +
+                describe(value));
+    assign(a->getTarget(), value);
+    return Flow::Normal;
+  }
+  case Stmt::Kind::AugAssign: {
+    auto *a = cast<AugAssignStmt>(s);
+    if (!isa<NameExpr>(a->getTarget()))
+      error(a->getTarget()->getLoc(),
+            "augmented assignment is only supported on names in kernels");
+    PyValue current = eval(a->getTarget());
+    PyValue value = eval(a->getValue());
+    assign(a->getTarget(), binaryOp(a->getOp(), current, value, a->getOpLoc()));
+    return Flow::Normal;
+  }
+  case Stmt::Kind::If:
+    return genIf(cast<IfStmt>(s), 0, rest, consumedRest);
+  case Stmt::Kind::For:
+    return genFor(cast<ForStmt>(s));
+  case Stmt::Kind::While:
+    return genWhile(cast<WhileStmt>(s));
+  case Stmt::Kind::Break:
+  case Stmt::Kind::Continue: {
+    bool isBreak = s->getKind() == Stmt::Kind::Break;
+    const char *kw = isBreak ? "'break'" : "'continue'";
+    if (frame().loops.empty())
+      error(loc, std::string(kw) + " outside a loop");
+    if (!frame().loops.back().isStatic)
+      error(loc, std::string(kw) +
+                     " is not supported in kernels except in tl.static_range "
+                     "loops under constexpr conditions");
+    if (frame().structuredDepth != frame().loops.back().structuredDepth)
+      error(loc, std::string(kw) + " inside a dynamic if is not supported");
+    return isBreak ? Flow::Break : Flow::Continue;
+  }
+  case Stmt::Kind::Pass:
+    return Flow::Normal;
+  case Stmt::Kind::Return:
+    genReturn(cast<ReturnStmt>(s));
+    return Flow::Return;
+  case Stmt::Kind::Assert: {
+    auto *a = cast<AssertStmt>(s);
+    PyValue cond = eval(a->getCond());
+    std::string message;
+    if (a->getMessage()) {
+      PyValue m = eval(a->getMessage());
+      message = m.kind == PyValue::String ? m.str : describe(m);
+    }
+    if (cond.isConstexpr()) {
+      if (!truthy(cond))
+        error(a->getCond()->getLoc(),
+              "assertion failed" + (message.empty() ? "" : ": " + message));
+      return Flow::Normal;
+    }
+    if (options.enableAssertions) {
+      at(loc);
+      sem.deviceAssert(cond.tensor, message, std::nullopt);
+    }
+    return Flow::Normal;
+  }
+  case Stmt::Kind::With:
+    error(loc, "'with' statements are not supported in kernels");
+  case Stmt::Kind::FunctionDef:
+    error(loc, "nested function definitions are not supported in kernels");
+  case Stmt::Kind::Import:
+  case Stmt::Kind::ImportFrom:
+    error(loc, "import statements are not supported inside kernels");
+  }
+  error(loc, "unsupported statement");
+}
+
+void CodeGen::assign(const Expr *target, const PyValue &value) {
+  if (auto *n = dyn_cast<NameExpr>(target)) {
+    frame().scope[n->getName()] = value;
+    return;
+  }
+  ArrayRef<Expr *> elems;
+  if (auto *t = dyn_cast<TupleExpr>(target))
+    elems = t->getElements();
+  else if (auto *l = dyn_cast<ListExpr>(target))
+    elems = l->getElements();
+  else if (isa<SubscriptExpr>(target) || isa<AttributeExpr>(target))
+    error(target->getLoc(), "assignment to a subscript or attribute is not "
+                            "supported in kernels; tensors are immutable");
+  else
+    error(target->getLoc(), "cannot assign to this expression");
+  if (value.kind != PyValue::Tuple)
+    error(target->getLoc(), "cannot unpack " + describe(value) +
+                                " into " + std::to_string(elems.size()) +
+                                " targets");
+  const PyTuple &items = value.tupleItems();
+  size_t star = elems.size();
+  for (size_t i = 0; i < elems.size(); ++i)
+    if (isa<StarredExpr>(elems[i]))
+      star = i;
+  if (star == elems.size()) {
+    if (items.size() != elems.size())
+      error(target->getLoc(), "cannot unpack " + std::to_string(items.size()) +
+                                  " values into " + std::to_string(elems.size()) +
+                                  " targets");
+    for (size_t i = 0; i < elems.size(); ++i)
+      assign(elems[i], items[i]);
+    return;
+  }
+  size_t after = elems.size() - star - 1;
+  if (items.size() < elems.size() - 1)
+    error(target->getLoc(), "not enough values to unpack");
+  for (size_t i = 0; i < star; ++i)
+    assign(elems[i], items[i]);
+  PyTuple middle(items.begin() + star, items.end() - after);
+  assign(cast<StarredExpr>(elems[star])->getValue(), PyValue::tuple(middle));
+  for (size_t i = 0; i < after; ++i)
+    assign(elems[star + 1 + i], items[items.size() - after + i]);
+}
+
+void CodeGen::genReturn(const ReturnStmt *s) {
+  if (frame().structuredDepth > frame().returnDepth)
+    error(s->getLoc(), "'return' inside a loop is not supported in kernels");
+  frame().returnValue = s->getValue() ? eval(s->getValue()) : PyValue::none();
+  frame().returned = true;
+}
+
+//===----------------------------------------------------------------------===//
+// Analysis of statement lists
+//===----------------------------------------------------------------------===//
+
+static void collectTargetNames(const Expr *e, llvm::StringSet<> &names) {
+  if (auto *n = dyn_cast<NameExpr>(e))
+    names.insert(n->getName());
+  else if (auto *t = dyn_cast<TupleExpr>(e))
+    for (const Expr *x : t->getElements())
+      collectTargetNames(x, names);
+  else if (auto *l = dyn_cast<ListExpr>(e))
+    for (const Expr *x : l->getElements())
+      collectTargetNames(x, names);
+  else if (auto *s = dyn_cast<StarredExpr>(e))
+    collectTargetNames(s->getValue(), names);
+}
+
+void CodeGen::collectAssigned(ArrayRef<Stmt *> stmts, llvm::StringSet<> &names) {
+  for (const Stmt *s : stmts) {
+    if (auto *a = dyn_cast<AssignStmt>(s))
+      for (const Expr *t : a->getTargets())
+        collectTargetNames(t, names);
+    else if (auto *a = dyn_cast<AnnAssignStmt>(s))
+      collectTargetNames(a->getTarget(), names);
+    else if (auto *a = dyn_cast<AugAssignStmt>(s))
+      collectTargetNames(a->getTarget(), names);
+    else if (auto *i = dyn_cast<IfStmt>(s)) {
+      for (const IfBranch &b : i->getBranches())
+        collectAssigned(b.Body, names);
+      collectAssigned(i->getElseBody(), names);
+    } else if (auto *f = dyn_cast<ForStmt>(s)) {
+      collectTargetNames(f->getTarget(), names);
+      collectAssigned(f->getBody(), names);
+    } else if (auto *w = dyn_cast<WhileStmt>(s)) {
+      collectAssigned(w->getBody(), names);
+    }
+  }
+}
+
+bool CodeGen::containsReturn(ArrayRef<Stmt *> stmts) {
+  for (const Stmt *s : stmts) {
+    if (isa<ReturnStmt>(s))
+      return true;
+    if (auto *i = dyn_cast<IfStmt>(s)) {
+      for (const IfBranch &b : i->getBranches())
+        if (containsReturn(b.Body))
+          return true;
+      if (containsReturn(i->getElseBody()))
+        return true;
+    }
+    if (auto *f = dyn_cast<ForStmt>(s); f && containsReturn(f->getBody()))
+      return true;
+    if (auto *w = dyn_cast<WhileStmt>(s); w && containsReturn(w->getBody()))
+      return true;
+  }
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// if
+//===----------------------------------------------------------------------===//
+
+/// A scalar i1 condition from a tensor, as Triton requires for dynamic ifs.
+static TValue scalarCondition(CodeGen &gen, const PyValue &cond,
+                              SourceLocation loc, const char *what) {
+  TValue c = cond.tensor;
+  if (c.type.isBlock())
+    gen.error(loc, std::string("the condition of ") + what +
+                       " must be a scalar, got " + c.type.str());
+  gen.at(loc);
+  if (!c.dtype().isBool())
+    c = gen.sem.cast(c, DType::I1);
+  return c;
+}
+
+Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
+                    bool &consumedRest) {
+  ArrayRef<IfBranch> branches = s->getBranches();
+  const IfBranch &branch = branches[index];
+  bool last = index + 1 == branches.size();
+  // The statements of the else side: the next elif (as a nested if) or the
+  // else body.
+  auto genElse = [&](ArrayRef<Stmt *> tail, bool &consumed) -> Flow {
+    if (!last)
+      return genIf(s, index + 1, tail, consumed);
+    return genBlock(s->getElseBody());
+  };
+
+  PyValue cond = eval(branch.Cond);
+  if (cond.isConstexpr()) {
+    // Static if: only the taken branch exists.
+    if (truthy(cond))
+      return genBlock(branch.Body);
+    return genElse(rest, consumedRest);
+  }
+  TValue c = scalarCondition(*this, cond, branch.Cond->getLoc(), "if");
+
+  bool anyReturn = containsReturn(branch.Body) ||
+                   (last ? containsReturn(s->getElseBody())
+                         : containsReturn(std::vector<Stmt *>{}));
+  for (size_t i = index; i < branches.size(); ++i)
+    anyReturn |= containsReturn(branches[i].Body);
+  anyReturn |= containsReturn(s->getElseBody());
+
+  Scope before = frame().scope;
+  at(branch.Loc);
+  auto ifOp = builder.create<scf::IfOp>(mlirLoc(branch.Loc), c.value,
+                                        /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(builder);
+  ++frame().structuredDepth;
+
+  if (anyReturn) {
+    // `if c: ...return...` followed by more code: every branch continues
+    // with the rest of the function, so both end in a return, and the if
+    // yields the returned values.
+    unsigned savedReturnDepth = frame().returnDepth;
+    frame().returnDepth = frame().structuredDepth;
+    auto genSide = [&](Block *block, bool thenSide) -> PyValue {
+      builder.setInsertionPoint(block->getTerminator());
+      frame().scope = before;
+      frame().returned = false;
+      frame().returnValue = PyValue();
+      bool consumed = false;
+      Flow f = thenSide ? genBlock(branch.Body) : genElse(rest, consumed);
+      if (f == Flow::Break || f == Flow::Continue)
+        error(branch.Loc, "'break'/'continue' across a dynamic if is not supported");
+      if (!frame().returned && !consumed)
+        genBlock(rest);
+      PyValue r = frame().returned ? frame().returnValue : PyValue::none();
+      if (r.kind == PyValue::Undefined)
+        r = PyValue::none();
+      return r;
+    };
+    PyValue thenRet = genSide(ifOp.thenBlock(), true);
+    PyValue elseRet = genSide(ifOp.elseBlock(), false);
+    --frame().structuredDepth;
+    frame().returnDepth = savedReturnDepth;
+    std::vector<TValue> thenVals, elseVals;
+    bool ok1 = true, ok2 = true;
+    flattenTensors(thenRet, thenVals, ok1);
+    flattenTensors(elseRet, elseVals, ok2);
+    if (!ok1 || !ok2 || thenVals.size() != elseVals.size())
+      error(branch.Loc, "the branches of this if return different kinds of "
+                        "values: " + describe(thenRet) + " and " + describe(elseRet));
+    SmallVector<Type> types;
+    for (size_t i = 0; i < thenVals.size(); ++i) {
+      if (thenVals[i].type != elseVals[i].type)
+        error(branch.Loc, "the branches of this if return different types: " +
+                              thenVals[i].type.str() + " and " +
+                              elseVals[i].type.str());
+      types.push_back(thenVals[i].value.getType());
+    }
+    builder.setInsertionPoint(ifOp);
+    auto newIf = builder.create<scf::IfOp>(ifOp.getLoc(), types, c.value, true);
+    newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+    newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+    auto yield = [&](Block *block, const std::vector<TValue> &vals) {
+      block->getTerminator()->erase();
+      builder.setInsertionPointToEnd(block);
+      SmallVector<Value> vs;
+      for (const TValue &v : vals)
+        vs.push_back(v.value);
+      builder.create<scf::YieldOp>(ifOp.getLoc(), vs);
+    };
+    yield(newIf.thenBlock(), thenVals);
+    yield(newIf.elseBlock(), elseVals);
+    ifOp.erase();
+    std::vector<TValue> results;
+    for (auto [i, r] : llvm::enumerate(newIf.getResults()))
+      results.push_back(TValue{r, thenVals[i].type});
+    size_t next = 0;
+    frame().scope = before;
+    frame().returned = true;
+    frame().returnValue = unflatten(thenRet, results, next);
+    consumedRest = true;
+    return Flow::Return;
+  }
+
+  // A dynamic if without return: names it rebinds become results.
+  builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  frame().scope = before;
+  Flow f1 = genBlock(branch.Body);
+  Scope thenScope = frame().scope;
+  builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+  frame().scope = before;
+  bool dummy = false;
+  Flow f2 = genElse({}, dummy);
+  Scope elseScope = frame().scope;
+  --frame().structuredDepth;
+  if (f1 != Flow::Normal || f2 != Flow::Normal)
+    error(branch.Loc, "'break' or 'continue' inside a dynamic if is not supported");
+
+  std::vector<std::string> names;
+  for (auto &kv : thenScope)
+    if (elseScope.count(kv.getKey()))
+      names.push_back(kv.getKey().str());
+  llvm::sort(names);
+  std::vector<std::string> carried;
+  SmallVector<Type> types;
+  std::vector<TValue> thenVals, elseVals;
+  Scope after = before;
+  for (const std::string &name : names) {
+    PyValue a = thenScope[name], b = elseScope[name];
+    auto prior = before.find(name);
+    bool changed = prior == before.end() || !sameBinding(a, prior->second) ||
+                   !sameBinding(b, prior->second);
+    if (!changed)
+      continue;
+    if (a.isConstexpr() && b.isConstexpr()) {
+      if (!sameBinding(a, b))
+        error(branch.Loc, "'" + name + "' is a constexpr assigned different "
+                          "values in the branches of a dynamic if (" +
+                          describe(a) + " and " + describe(b) + ")");
+      after[name] = a;
+      continue;
+    }
+    if (a.isNumber() && b.isTensor()) {
+      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      at(branch.Loc);
+      a = PyValue::ofTensor(sem.cast(sem.toTensor(a.num), b.tensor.dtype()));
+    } else if (b.isNumber() && a.isTensor()) {
+      builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      at(branch.Loc);
+      b = PyValue::ofTensor(sem.cast(sem.toTensor(b.num), a.tensor.dtype()));
+    }
+    if (!a.isTensor() || !b.isTensor())
+      error(branch.Loc, "'" + name + "' has different kinds of values in the "
+                        "branches of this if: " + describe(a) + " and " +
+                        describe(b));
+    if (a.tensor.type != b.tensor.type)
+      error(branch.Loc, "mismatched type for '" + name + "' between then block (" +
+                            a.tensor.type.str() + ") and else block (" +
+                            b.tensor.type.str() + ")");
+    carried.push_back(name);
+    types.push_back(a.tensor.value.getType());
+    thenVals.push_back(a.tensor);
+    elseVals.push_back(b.tensor);
+  }
+  // Names bound in only one branch are not defined after the if.
+  for (auto &kv : thenScope)
+    if (!elseScope.count(kv.getKey()) && !before.count(kv.getKey()))
+      after.erase(kv.getKey());
+  if (!carried.empty()) {
+    builder.setInsertionPoint(ifOp);
+    auto newIf = builder.create<scf::IfOp>(ifOp.getLoc(), types, c.value, true);
+    newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+    newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+    auto yield = [&](Block *block, const std::vector<TValue> &vals) {
+      block->getTerminator()->erase();
+      builder.setInsertionPointToEnd(block);
+      SmallVector<Value> vs;
+      for (const TValue &v : vals)
+        vs.push_back(v.value);
+      builder.create<scf::YieldOp>(ifOp.getLoc(), vs);
+    };
+    yield(newIf.thenBlock(), thenVals);
+    yield(newIf.elseBlock(), elseVals);
+    ifOp.erase();
+    for (auto [i, name] : llvm::enumerate(carried))
+      after[name] = PyValue::ofTensor(TValue{newIf.getResult(i), thenVals[i].type});
+  }
+  frame().scope = std::move(after);
+  return Flow::Normal;
+}
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+Flow CodeGen::genFor(const ForStmt *s) {
+  if (s->hasElse())
+    error(s->getElseLoc(), "'for ... else' is not supported in kernels");
+  auto *call = dyn_cast<CallExpr>(s->getIter());
+  PyValue iterFn = call ? eval(call->getCallee()) : PyValue();
+  bool isStatic = iterFn.kind == PyValue::Builtin && iterFn.str == "static_range";
+  bool isRange = iterFn.kind == PyValue::Builtin &&
+                 (iterFn.str == "py.range" || iterFn.str == "range");
+  if (!isStatic && !isRange)
+    error(s->getIter()->getLoc(),
+          "kernels can only loop over range(), tl.range() or tl.static_range()");
+  CallArgs args;
+  args.loc = call->getLoc();
+  for (Expr *a : call->getArgs())
+    args.positional.push_back(eval(a));
+  for (const KeywordArg &k : call->getKeywords())
+    args.keywords.emplace_back(k.Name.str(), eval(k.Value));
+  std::string fnName = isStatic ? "tl.static_range" : (iterFn.str == "range" ? "tl.range" : "range");
+  std::vector<std::string> params = {"arg1", "arg2=None", "step=None"};
+  if (iterFn.str == "range")
+    params.insert(params.end(), {"num_stages=None", "loop_unroll_factor=None",
+                                 "disallow_acc_multi_buffer=False", "flatten=False",
+                                 "warp_specialize=False"});
+  BoundArgs bound = bind(args, params, call->getLoc(), fnName);
+  PyValue start = PyValue::ofInt(0), end = bound.get("arg1"),
+          step = PyValue::ofInt(1);
+  if (bound.get("arg2").kind != PyValue::None) {
+    start = bound.get("arg1");
+    end = bound.get("arg2");
+  }
+  if (bound.get("step").kind != PyValue::None)
+    step = bound.get("step");
+
+  if (isStatic) {
+    __int128 lo = constInt(start, call->getLoc(), "the start of tl.static_range");
+    __int128 hi = constInt(end, call->getLoc(), "the end of tl.static_range");
+    __int128 st = constInt(step, call->getLoc(), "the step of tl.static_range");
+    if (st == 0)
+      error(call->getLoc(), "tl.static_range() step must not be zero");
+    __int128 count = st > 0 ? (hi - lo + st - 1) / st : (lo - hi - st - 1) / (-st);
+    if (count > kMaxStaticIterations)
+      error(call->getLoc(), "tl.static_range() unrolls " +
+                                std::to_string(static_cast<int64_t>(count)) +
+                                " iterations; at most " +
+                                std::to_string(kMaxStaticIterations) + " are allowed");
+    frame().loops.push_back({true, frame().structuredDepth});
+    Flow result = Flow::Normal;
+    for (__int128 i = lo; st > 0 ? i < hi : i > hi; i += st) {
+      assign(s->getTarget(), PyValue::ofInt(i));
+      Flow f = genBlock(s->getBody());
+      if (f == Flow::Break)
+        break;
+      if (f == Flow::Return) {
+        result = Flow::Return;
+        break;
+      }
+    }
+    frame().loops.pop_back();
+    return result;
+  }
+
+  auto *targetName = dyn_cast<NameExpr>(s->getTarget());
+  if (!targetName)
+    error(s->getTarget()->getLoc(), "the target of a range loop must be a name");
+  if (containsReturn(s->getBody()))
+    error(s->getLoc(), "'return' inside a loop is not supported in kernels");
+
+  // Bounds: a common integer type, i32 unless one of them is wider.
+  bool negativeStep = step.isInt() && step.num.i < 0;
+  if (step.isInt() && step.num.i == 0)
+    error(call->getLoc(), "range() step must not be zero");
+  if (negativeStep) {
+    std::swap(start, end);
+    step = PyValue::ofInt(-step.num.i);
+  }
+  at(call->getLoc());
+  std::vector<TValue> bounds;
+  for (const PyValue *b : {&start, &end, &step}) {
+    TValue t = tensor(*b, call->getLoc(), "a range bound");
+    if (t.type.isBlock() || !t.dtype().isInt())
+      error(call->getLoc(), "range bounds must be integer scalars, got " +
+                                t.type.str());
+    bounds.push_back(t);
+  }
+  bool wide = llvm::any_of(bounds, [](const TValue &t) { return t.dtype().bitWidth() > 32; });
+  DType ivType = wide ? DType(DType::I64) : DType(DType::I32);
+  for (TValue &t : bounds)
+    t = sem.cast(t, ivType);
+
+  // Loop-carried values: names the body assigns that exist before the loop.
+  llvm::StringSet<> assigned;
+  collectAssigned(s->getBody(), assigned);
+  std::vector<std::string> carried;
+  std::vector<TValue> inits;
+  for (auto &name : assigned) {
+    if (name.getKey() == targetName->getName())
+      continue;
+    auto it = frame().scope.find(name.getKey());
+    if (it == frame().scope.end())
+      continue;
+    PyValue v = it->second;
+    if (v.isNumber()) {
+      at(s->getLoc());
+      v = PyValue::ofTensor(sem.toTensor(v.num));
+    }
+    if (!v.isTensor())
+      continue; // constexprs that change in the loop are caught at the end
+    carried.push_back(name.getKey().str());
+    inits.push_back(v.tensor);
+  }
+  llvm::sort(carried);
+  inits.clear();
+  for (const std::string &name : carried) {
+    PyValue v = frame().scope[name];
+    if (v.isNumber()) {
+      at(s->getLoc());
+      v = PyValue::ofTensor(sem.toTensor(v.num));
+    }
+    inits.push_back(v.tensor);
+  }
+  SmallVector<Value> initValues;
+  for (const TValue &t : inits)
+    initValues.push_back(t.value);
+
+  Scope before = frame().scope;
+  auto forOp = builder.create<scf::ForOp>(mlirLoc(s->getLoc()), bounds[0].value,
+                                          bounds[1].value, bounds[2].value,
+                                          initValues);
+  if (iterFn.str == "range") {
+    if (bound.has("num_stages"))
+      forOp->setAttr("tile.num_stages",
+                     builder.getI32IntegerAttr(static_cast<int32_t>(
+                         constInt(bound.get("num_stages"), call->getLoc(), "num_stages"))));
+    if (bound.has("loop_unroll_factor"))
+      forOp->setAttr("tile.loop_unroll_factor",
+                     builder.getI32IntegerAttr(static_cast<int32_t>(constInt(
+                         bound.get("loop_unroll_factor"), call->getLoc(),
+                         "loop_unroll_factor"))));
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  Block *body = forOp.getBody();
+  builder.setInsertionPointToStart(body);
+  ++frame().structuredDepth;
+  frame().loops.push_back({false, frame().structuredDepth});
+  Value iv = body->getArgument(0);
+  if (negativeStep) {
+    // range(a, b, -k) runs as range(b, a, k) over i' and maps back with
+    // i = a + b - i', which visits a, a - k, ... with the same count.
+    at(s->getLoc());
+    TValue ivT{iv, ivType};
+    iv = sem.sub(sem.add(bounds[1], bounds[0]), ivT).value;
+  }
+  frame().scope[targetName->getName()] = PyValue::ofTensor(TValue{iv, ivType});
+  for (auto [i, name] : llvm::enumerate(carried))
+    frame().scope[name] =
+        PyValue::ofTensor(TValue{body->getArgument(i + 1), inits[i].type});
+  Flow f = genBlock(s->getBody());
+  (void)f;
+  builder.setInsertionPointToEnd(body);
+  SmallVector<Value> yields;
+  for (auto [i, name] : llvm::enumerate(carried)) {
+    PyValue v = frame().scope[name];
+    if (v.isNumber()) {
+      at(s->getLoc());
+      v = PyValue::ofTensor(sem.cast(sem.toTensor(v.num), inits[i].dtype()));
+    }
+    if (!v.isTensor() || v.tensor.type != inits[i].type)
+      error(s->getLoc(), "loop-carried variable '" + name + "' has type " +
+                             inits[i].type.str() + " before the loop but " +
+                             (v.isTensor() ? v.tensor.type.str() : describe(v)) +
+                             " at the end of an iteration");
+    yields.push_back(v.tensor.value);
+  }
+  // Constexprs may not change inside a dynamic loop.
+  for (auto &kv : before) {
+    if (kv.getValue().isTensor() || llvm::is_contained(carried, kv.getKey().str()))
+      continue;
+    auto it = frame().scope.find(kv.getKey());
+    if (it != frame().scope.end() && !sameBinding(it->second, kv.getValue()))
+      error(s->getLoc(), "'" + kv.getKey().str() +
+                             "' is a constexpr and cannot change inside a loop");
+  }
+  // scf.for builds its yield only when it carries no values.
+  if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
+    body->back().erase();
+  builder.setInsertionPointToEnd(body);
+  builder.create<scf::YieldOp>(mlirLoc(s->getLoc()), yields);
+  --frame().structuredDepth;
+  frame().loops.pop_back();
+  frame().scope = before;
+  for (auto [i, name] : llvm::enumerate(carried))
+    frame().scope[name] = PyValue::ofTensor(TValue{forOp.getResult(i), inits[i].type});
+  return Flow::Normal;
+}
+
+Flow CodeGen::genWhile(const WhileStmt *s) {
+  if (s->hasElse())
+    error(s->getElseLoc(), "'while ... else' is not supported in kernels");
+  if (containsReturn(s->getBody()))
+    error(s->getLoc(), "'return' inside a loop is not supported in kernels");
+  llvm::StringSet<> assigned;
+  collectAssigned(s->getBody(), assigned);
+  std::vector<std::string> carried;
+  for (auto &name : assigned) {
+    auto it = frame().scope.find(name.getKey());
+    if (it != frame().scope.end() &&
+        (it->second.isTensor() || it->second.isNumber()))
+      carried.push_back(name.getKey().str());
+  }
+  llvm::sort(carried);
+  std::vector<TValue> inits;
+  at(s->getLoc());
+  for (const std::string &name : carried) {
+    PyValue v = frame().scope[name];
+    inits.push_back(v.isNumber() ? sem.toTensor(v.num) : v.tensor);
+  }
+  SmallVector<Value> initValues;
+  SmallVector<Type> types;
+  SmallVector<Location> locs;
+  for (const TValue &t : inits) {
+    initValues.push_back(t.value);
+    types.push_back(t.value.getType());
+    locs.push_back(mlirLoc(s->getLoc()));
+  }
+  Scope before = frame().scope;
+  auto whileOp = builder.create<scf::WhileOp>(mlirLoc(s->getLoc()), types, initValues);
+  OpBuilder::InsertionGuard guard(builder);
+  ++frame().structuredDepth;
+  frame().loops.push_back({false, frame().structuredDepth});
+
+  Block *cond = builder.createBlock(&whileOp.getBefore(), {}, types, locs);
+  for (auto [i, name] : llvm::enumerate(carried))
+    frame().scope[name] = PyValue::ofTensor(TValue{cond->getArgument(i), inits[i].type});
+  PyValue c = eval(s->getCond());
+  if (c.isConstexpr())
+    error(s->getCond()->getLoc(), "the condition of a while loop must be a "
+                                  "tensor, not the constant " + describe(c));
+  TValue ct = scalarCondition(*this, c, s->getCond()->getLoc(), "while");
+  builder.create<scf::ConditionOp>(mlirLoc(s->getCond()->getLoc()), ct.value,
+                                   cond->getArguments());
+
+  Block *body = builder.createBlock(&whileOp.getAfter(), {}, types, locs);
+  frame().scope = before;
+  for (auto [i, name] : llvm::enumerate(carried))
+    frame().scope[name] = PyValue::ofTensor(TValue{body->getArgument(i), inits[i].type});
+  genBlock(s->getBody());
+  SmallVector<Value> yields;
+  for (auto [i, name] : llvm::enumerate(carried)) {
+    PyValue v = frame().scope[name];
+    if (v.isNumber()) {
+      at(s->getLoc());
+      v = PyValue::ofTensor(sem.cast(sem.toTensor(v.num), inits[i].dtype()));
+    }
+    if (!v.isTensor() || v.tensor.type != inits[i].type)
+      error(s->getLoc(), "loop-carried variable '" + name + "' has type " +
+                             inits[i].type.str() + " before the loop but " +
+                             (v.isTensor() ? v.tensor.type.str() : describe(v)) +
+                             " at the end of an iteration");
+    yields.push_back(v.tensor.value);
+  }
+  builder.create<scf::YieldOp>(mlirLoc(s->getLoc()), yields);
+  --frame().structuredDepth;
+  frame().loops.pop_back();
+  frame().scope = before;
+  for (auto [i, name] : llvm::enumerate(carried))
+    frame().scope[name] = PyValue::ofTensor(TValue{whileOp.getResult(i), inits[i].type});
+  return Flow::Normal;
+}

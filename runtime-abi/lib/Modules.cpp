@@ -1,0 +1,170 @@
+//===- Modules.cpp - Compile, module load, kernel lookup, launch ----------===//
+
+#include "Objects.h"
+
+using namespace tegula::runtime;
+
+extern "C" {
+
+tegula_error_t *tegula_device_compile(tegula_device_t *device,
+                                      const void *bytecode,
+                                      size_t bytecode_size,
+                                      const tg_compile_option *options,
+                                      size_t num_options,
+                                      tegula_image_t **out) {
+  TEGULA_REJECT_IF(!device || !out, "device or out is NULL");
+  TEGULA_REJECT_IF(!bytecode && bytecode_size, "bytecode is NULL");
+  TEGULA_REJECT_IF(!options && num_options, "options is NULL");
+  *out = nullptr;
+  return guard([&]() -> tegula_error_t * {
+    // The device's arch is the part of its target after "<backend>:".
+    std::string arch;
+    size_t colon = device->target.find(':');
+    if (colon != std::string::npos)
+      arch = device->target.substr(colon + 1);
+    auto image = std::make_unique<tegula_image>();
+    tg_plugin_compile_args args{};
+    args.plugin = device->plugin->instance;
+    args.target = arch.c_str();
+    args.bytecode = bytecode;
+    args.bytecode_size = bytecode_size;
+    args.options = options;
+    args.num_options = num_options;
+    if (tegula_error_t *error =
+            TEGULA_PLUGIN_CALL(device->plugin, plugin_compile, args))
+      return error;
+    if (!args.image || !args.metadata || (!args.image_data && args.image_size))
+      return makeErrorf(TG_ERROR_INTERNAL,
+                        "%s: plugin_compile returned an incomplete image",
+                        device->plugin->name.c_str());
+    image->plugin = device->plugin;
+    image->handle = args.image;
+    image->data = args.image_data;
+    image->size = args.image_size;
+    image->metadata = args.metadata;
+    *out = image.release();
+    return nullptr;
+  });
+}
+
+const void *tegula_image_get_data(const tegula_image_t *image) {
+  return image ? image->data : nullptr;
+}
+
+size_t tegula_image_get_size(const tegula_image_t *image) {
+  return image ? image->size : 0;
+}
+
+const tg_kernel_metadata *
+tegula_image_get_metadata(const tegula_image_t *image) {
+  return image ? image->metadata : nullptr;
+}
+
+void tegula_image_destroy(tegula_image_t *image) {
+  if (!image)
+    return;
+  tg_image_destroy_args args{};
+  args.image = image->handle;
+  tegula_error_destroy(TEGULA_PLUGIN_CALL(image->plugin, image_destroy, args));
+  delete image;
+}
+
+tegula_error_t *tegula_module_load(tegula_device_t *device, const void *image,
+                                   size_t image_size, tegula_module_t **out) {
+  TEGULA_REJECT_IF(!device || !out, "device or out is NULL");
+  TEGULA_REJECT_IF(!image || !image_size, "the image is empty");
+  *out = nullptr;
+  return guard([&]() -> tegula_error_t * {
+    auto module = std::make_unique<tegula_module>();
+    tg_module_load_args args{};
+    args.device = device->handle;
+    args.image = image;
+    args.image_size = image_size;
+    if (tegula_error_t *error =
+            TEGULA_PLUGIN_CALL(device->plugin, module_load, args))
+      return error;
+    if (!args.module)
+      return makeErrorf(TG_ERROR_INTERNAL, "%s: module_load returned no module",
+                        device->plugin->name.c_str());
+    module->device = device;
+    module->handle = args.module;
+    *out = module.release();
+    return nullptr;
+  });
+}
+
+tegula_error_t *tegula_module_unload(tegula_module_t *module) {
+  if (!module)
+    return nullptr;
+  tg_module_unload_args args{};
+  args.module = module->handle;
+  tegula_error_t *error =
+      TEGULA_PLUGIN_CALL(module->device->plugin, module_unload, args);
+  delete module;
+  return error;
+}
+
+tegula_error_t *tegula_module_get_kernel(tegula_module_t *module,
+                                         const char *name,
+                                         tegula_kernel_t **out) {
+  TEGULA_REJECT_IF(!module || !name || !out, "module, name or out is NULL");
+  *out = nullptr;
+  return guard([&]() -> tegula_error_t * {
+    std::lock_guard<std::mutex> lock(module->mutex);
+    auto it = module->kernels.find(name);
+    if (it != module->kernels.end()) {
+      *out = it->second.get();
+      return nullptr;
+    }
+    tg_module_get_kernel_args args{};
+    args.module = module->handle;
+    args.name = name;
+    if (tegula_error_t *error = TEGULA_PLUGIN_CALL(module->device->plugin,
+                                                   module_get_kernel, args))
+      return error;
+    if (!args.kernel)
+      return makeErrorf(TG_ERROR_INTERNAL,
+                        "%s: module_get_kernel returned no kernel",
+                        module->device->plugin->name.c_str());
+    auto kernel = std::make_unique<tegula_kernel>();
+    kernel->module = module;
+    kernel->handle = args.kernel;
+    *out = kernel.get();
+    module->kernels.emplace(name, std::move(kernel));
+    return nullptr;
+  });
+}
+
+tegula_error_t *tegula_kernel_launch(tegula_kernel_t *kernel,
+                                     tegula_stream_t *stream,
+                                     const tegula_launch_config *config,
+                                     const void *packed_args,
+                                     size_t packed_args_size) {
+  TEGULA_REJECT_IF(!kernel || !config, "kernel or config is NULL");
+  TEGULA_REJECT_IF(config->struct_size < TG_STRUCT_SIZE(tegula_launch_config,
+                                                        dynamic_shared_memory),
+                   "config.struct_size too small");
+  TEGULA_REJECT_IF(!packed_args && packed_args_size, "packed_args is NULL");
+  for (int i = 0; i < 3; ++i)
+    TEGULA_REJECT_IF(config->grid[i] == 0 || config->block[i] == 0,
+                     "grid and block dimensions must be at least 1");
+  tegula_device *device = kernel->module->device;
+  if (stream && stream->device != device)
+    return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                      "%s: the stream belongs to %s, the kernel to %s",
+                      __func__, stream->device->name.c_str(),
+                      device->name.c_str());
+  tg_kernel_launch_args args{};
+  args.kernel = kernel->handle;
+  args.stream = stream ? stream->handle : nullptr;
+  for (int i = 0; i < 3; ++i) {
+    args.grid[i] = config->grid[i];
+    args.block[i] = config->block[i];
+  }
+  args.dynamic_shared_memory = config->dynamic_shared_memory;
+  args.packed_args = packed_args;
+  args.packed_args_size = packed_args_size;
+  return TEGULA_PLUGIN_CALL(device->plugin, kernel_launch, args);
+}
+
+} // extern "C"

@@ -12,6 +12,7 @@
 #include "Objects.h"
 
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>

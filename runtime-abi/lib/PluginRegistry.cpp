@@ -3,6 +3,7 @@
 #include "PluginRegistry.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>

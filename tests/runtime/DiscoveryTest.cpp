@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -316,8 +317,9 @@ TEST(Discovery, RepeatedCreationAndDestructionIsClean) {
 }
 
 TEST(Discovery, CreateRejectsBadArguments) {
-  EXPECT_EQ(tegula_error_get_code(tegula_runtime_create(nullptr, nullptr)),
-            TG_ERROR_INVALID_ARGUMENT);
+  tegula_error_t *noOut = tegula_runtime_create(nullptr, nullptr);
+  EXPECT_EQ(tegula_error_get_code(noOut), TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(takeMessage(noOut), "tegula_runtime_create: out is NULL");
   tegula_runtime_options options{};
   options.struct_size = 4;
   tegula_runtime_t *rt = nullptr;

@@ -280,8 +280,9 @@ TEST_F(Dispatch, NullArgumentsAreErrorsNotCrashes) {
   EXPECT_EQ(takeMessage(e), "tegula_buffer_alloc: device or out is NULL");
   EXPECT_EQ(tegula_buffer_free(nullptr), nullptr);
   EXPECT_EQ(tegula_stream_destroy(nullptr), nullptr);
-  EXPECT_EQ(tegula_error_get_code(tegula_stream_synchronize(nullptr)),
-            TG_ERROR_INVALID_ARGUMENT);
+  e = tegula_stream_synchronize(nullptr);
+  EXPECT_EQ(tegula_error_get_code(e), TG_ERROR_INVALID_ARGUMENT);
+  tegula_error_destroy(e);
   EXPECT_EQ(tegula_runtime_get_device(runtime.get(), 99), nullptr);
   EXPECT_STREQ(tegula_device_get_name(nullptr), "");
   EXPECT_STREQ(tegula_error_get_message(nullptr), "");

@@ -71,10 +71,16 @@ TEST_F(VendorPlugins, AmdWithoutGpuSaysSo) {
         << info.deviceStatus;
     return;
   }
-  // hipInit answers 101 and hipGetDeviceCount 100 without a GPU.
-  EXPECT_EQ(info.deviceStatus,
-            "HIP: no device (hipInit returned 101 hipErrorInvalidDevice, "
-            "hipGetDeviceCount returned 100 hipErrorNoDevice)");
+  // Without a GPU hipGetDeviceCount answers 100. hipInit answers 101 on
+  // Debian's ROCm 5.2 (100 with other HIP versions, or when called again in
+  // one process); its part of the reason is checked only for its shape.
+  const std::string &status = info.deviceStatus;
+  EXPECT_EQ(status.rfind("HIP: no device (hipInit returned 10", 0), 0u)
+      << status;
+  const std::string tail =
+      "hipGetDeviceCount returned 100 hipErrorNoDevice)";
+  ASSERT_GE(status.size(), tail.size()) << status;
+  EXPECT_EQ(status.substr(status.size() - tail.size()), tail) << status;
 }
 
 TEST_F(VendorPlugins, IntelWithoutDriverSaysSo) {

@@ -617,12 +617,19 @@ static std::optional<PyValue> constArith(BinaryOp op, const PyNum &a,
     case BinaryOp::Pow: {
       if (y < 0)
         return PyValue::ofFloat(std::pow(static_cast<double>(x), static_cast<double>(y)));
-      __int128 acc = 1;
-      for (__int128 k = 0; k < y; ++k)
-        if (__builtin_mul_overflow(acc, x, &acc)) {
-          err = "integer overflow in constexpr arithmetic";
-          return std::nullopt;
-        }
+      // Square-and-multiply: at most 128 steps whatever the exponent.
+      __int128 acc = 1, base = x;
+      bool overflow = false;
+      for (__int128 e = y; e > 0 && !overflow; e >>= 1) {
+        if ((e & 1) && __builtin_mul_overflow(acc, base, &acc))
+          overflow = true;
+        if ((e >> 1) > 0 && __builtin_mul_overflow(base, base, &base))
+          overflow = x != 0 && x != 1 && x != -1;
+      }
+      if (overflow) {
+        err = "integer overflow in constexpr arithmetic";
+        return std::nullopt;
+      }
       return PyValue::ofInt(acc);
     }
     case BinaryOp::LShift:

@@ -21,6 +21,9 @@ using namespace tegula::frontend;
 // Token kinds
 //===----------------------------------------------------------------------===//
 
+// kMaxSourceSize's memory bound counts on it.
+static_assert(sizeof(Token) <= 24, "tokens grew");
+
 StringRef tegula::frontend::getTokenSpelling(TokenKind Kind) {
   switch (Kind) {
 #define TEGULA_KW_CASE(Name)                                                   \
@@ -221,13 +224,11 @@ void Lexer::consumeNewline() {
   LineStart = Cur;
 }
 
-bool Lexer::checkEncoding() {
+std::optional<Token> Lexer::checkEncoding() {
   size_t Size = BufEnd - BufStart;
-  if (Size > kMaxSourceSize) {
-    fail(BufStart, "file is too large (" + Twine(Size) + " bytes; the limit is " +
-                       Twine(kMaxSourceSize) + ")");
-    return false;
-  }
+  if (Size > kMaxSourceSize)
+    return fail(BufStart, "file is too large (" + Twine(Size) + " bytes; the limit is " +
+                              Twine(kMaxSourceSize) + ")");
   for (const char *P = BufStart; P < BufEnd;) {
     unsigned char C = *P;
     if (C == 0 || C >= 0x80) {
@@ -246,12 +247,11 @@ bool Lexer::checkEncoding() {
         raw_string_ostream OS(Message);
         OS << "invalid UTF-8 byte " << format_hex(C, 4);
       }
-      failAt(P, Loc.Line, Loc.Column, Message);
-      return false;
+      return failAt(P, Loc.Line, Loc.Column, Message);
     }
     ++P;
   }
-  return true;
+  return std::nullopt;
 }
 
 Token Lexer::lex() {
@@ -270,9 +270,8 @@ Token Lexer::lex() {
       return makeAt(TokenKind::EndOfFile, BufEnd, BufEnd, Line, columnOf(BufEnd));
     if (!EncodingChecked) {
       EncodingChecked = true;
-      if (!checkEncoding())
-        return makeAt(TokenKind::Error, Pending[0].Ptr, Pending[0].Ptr,
-                      Pending[0].Line, Pending[0].Column);
+      if (std::optional<Token> Error = checkEncoding())
+        return *Error;
     }
     if (AtLineStart) {
       bool Produced = false;

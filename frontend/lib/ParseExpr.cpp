@@ -321,6 +321,26 @@ Expr *Parser::parseNumber() {
   return makeExpr<IntLiteralExpr>(loc(T), T.getText(), Fits ? Value : 0, !Fits);
 }
 
+SourceLocation Parser::locationWithin(const Token &T, size_t Offset) const {
+  // Walks the token (a string may span lines) rather than the file, so that
+  // the cost does not depend on where the token is.
+  SourceLocation Loc = loc(T);
+  StringRef Text = T.getText().take_front(Offset);
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (C == '\r' && I + 1 < Text.size() && Text[I + 1] == '\n')
+      continue; // Counted at the '\n'.
+    if (C == '\n' || C == '\r') {
+      ++Loc.Line;
+      Loc.Column = 1;
+    } else {
+      ++Loc.Column;
+    }
+  }
+  Loc.Offset += static_cast<uint32_t>(Text.size());
+  return Loc;
+}
+
 Expr *Parser::parseStringLiterals() {
   SourceLocation Loc = loc();
   std::string Value, Piece, Error;
@@ -330,8 +350,7 @@ Expr *Parser::parseStringLiterals() {
     StringLiteralPrefix Prefix;
     size_t ErrorOffset = 0;
     if (!decodeStringLiteral(T.getText(), Piece, Prefix, Error, ErrorOffset)) {
-      error(File.getLocation(loc(T).Offset + static_cast<uint32_t>(ErrorOffset)),
-            Error);
+      error(locationWithin(T, ErrorOffset), Error);
       return nullptr;
     }
     if (!First && Prefix.Bytes != Bytes) {

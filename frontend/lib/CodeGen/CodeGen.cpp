@@ -305,7 +305,9 @@ PyValue CodeGen::callJit(const FunctionDef *f, Module *m, CallArgs &args,
                    std::to_string(args.positional.size()) + " were given");
   for (size_t i = 0; i < args.positional.size(); ++i)
     scope[params[i].Name] = args.positional[i];
-  for (auto &[kw, value] : args.keywords) {
+  for (auto &keyword : args.keywords) {
+    const std::string &kw = keyword.first;
+    const PyValue &value = keyword.second;
     bool known = llvm::any_of(params, [&](const Param &p) { return p.Name == kw; });
     if (!known)
       error(loc, name + "() got an unexpected keyword argument '" + kw + "'");

@@ -79,6 +79,9 @@ TEST_F(ParseExprTest, StringLiterals) {
   EXPECT_EQ(parse("('a'\n 'b')"), "(str \"ab\")");
   EXPECT_EQ(parse("'a' b'b'"), "error 1:5: cannot mix bytes and nonbytes literals");
   EXPECT_EQ(parse("x + '''\nab\\x4'''"), "error 2:3: truncated \\xXX escape");
+  EXPECT_EQ(parse("x + '''a\r\n\r\\N{x}'''"), "error 3:1: unknown Unicode character name");
+  ASSERT_EQ(Diags.getDiagnostics().size(), 1u);
+  EXPECT_EQ(Diags.getDiagnostics()[0].Loc.Offset, 11u);
 }
 
 TEST_F(ParseExprTest, ArithmeticPrecedence) {

@@ -221,7 +221,8 @@ TEST_F(RobustnessTest, FileSizeLimit) {
 TEST_F(RobustnessTest, ManyBrokenKernels) {
   std::string Source;
   for (int I = 0; I < 3000; ++I)
-    Source += "@jit\ndef k" + std::to_string(I) + "(x):\n    return lambda: x\n";
+    Source += "@jit\ndef k" + std::to_string(I) +
+              (I % 2 ? "(x):\n    return lambda: x\n" : "(x):\n    return '\\x'\n");
   expectFast(2.0, [&] {
     Diags.clear();
     const SourceFile &File = SM.addBuffer(Source, "many.py");

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,9 @@ namespace tegula::frontend {
 /// "too deeply nested".
 constexpr unsigned kMaxNestingDepth = 200;
 
-/// The largest source file accepted, in bytes. Tokens take at most 24 bytes
-/// per source byte, so this bounds the memory a hostile file can claim.
+/// The largest source file accepted, in bytes. This bounds the memory a
+/// hostile file can claim: tokens and syntax tree together take at most
+/// about 64 bytes per source byte (a file of `a,a,a,...`).
 constexpr size_t kMaxSourceSize = size_t(8) << 20;
 
 class Lexer {
@@ -64,7 +66,9 @@ private:
     unsigned Col, AltCol;
   };
 
-  bool checkEncoding();
+  /// Checks the size limit, UTF-8 and NUL bytes once for the whole file;
+  /// returns the Error token when the file fails.
+  std::optional<Token> checkEncoding();
   Token lexLineStart(bool &Produced);
   Token lexIdentifierOrString();
   Token lexNumber();

@@ -90,6 +90,8 @@ private:
   bool consumeIf(TokenKind K);
   SourceLocation loc(const Token &T) const { return T.getLocation(File); }
   SourceLocation loc() const { return loc(tok()); }
+  /// The location of byte |Offset| of token |T|.
+  SourceLocation locationWithin(const Token &T, size_t Offset) const;
   /// Reports |Message| at |T| unless an error was already reported for the
   /// current unit, or |T| is the lexer's Error token (its error is out).
   void error(const Token &T, const llvm::Twine &Message);

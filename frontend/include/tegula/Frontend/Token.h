@@ -72,9 +72,8 @@ llvm::StringRef getTokenKindDescription(TokenKind Kind);
 /// other kinds.
 llvm::StringRef getTokenSpelling(TokenKind Kind);
 
-/// One token. It points into the source text, which outlives it.
+/// One token (24 bytes). It points into the source text, which outlives it.
 struct Token {
-  TokenKind Kind = TokenKind::EndOfFile;
   /// First byte of the token. INDENT and DEDENT point at the first token of
   /// their line and are empty; NEWLINE spans the line terminator (empty when
   /// the file ends without one); EndOfFile points at the end of the file.
@@ -83,6 +82,7 @@ struct Token {
   /// 1-based line and byte column of the first byte.
   uint32_t Line = 0;
   uint32_t Column = 0;
+  TokenKind Kind = TokenKind::EndOfFile;
 
   llvm::StringRef getText() const { return llvm::StringRef(Ptr, Length); }
   bool is(TokenKind K) const { return Kind == K; }

@@ -43,11 +43,15 @@ void Parser::parseModuleStatement(Module &M) {
   case TK::At:
     parseDecoratedDefinition(M);
     return;
+  case TK::kw_def:
+    if (peek().is(TK::Identifier))
+      M.addHostFunction(peek().getText());
+    skipStatement();
+    return;
   case TK::kw_if:
   case TK::kw_for:
   case TK::kw_while:
   case TK::kw_with:
-  case TK::kw_def:
   case TK::kw_class:
   case TK::kw_try:
   case TK::kw_async:
@@ -250,6 +254,12 @@ void Parser::parseDecoratedDefinition(Module &M) {
     Decorators.push_back(D);
   }
   if (FirstJit < 0 || !Ok) {
+    if (at(TK::kw_def) && peek().is(TK::Identifier)) {
+      if (FirstJit < 0)
+        M.addHostFunction(peek().getText());
+      else
+        M.addBrokenFunction(peek().getText(), loc(peek()));
+    }
     skipStatement();
     return;
   }
@@ -269,6 +279,9 @@ void Parser::parseDecoratedDefinition(Module &M) {
     M.addFunction(F);
     return;
   }
+  if (tokenAt(DefStart + 1).is(TK::Identifier))
+    M.addBrokenFunction(tokenAt(DefStart + 1).getText(),
+                        loc(tokenAt(DefStart + 1)));
   // Resume after the function, whatever state the error left us in.
   Pos = DefStart;
   skipStatement();

@@ -171,6 +171,10 @@ static DType integerPromote(const DType &a, const DType &b) {
   return br >= ar ? b : a;
 }
 
+DType Semantic::promoteIntegers(const DType &a, const DType &b) {
+  return integerPromote(a, b);
+}
+
 DType Semantic::computationType(const DType &a, bool aIsScalar, const DType &b,
                                 bool bIsScalar, bool divOrMod,
                                 StringRef opName) {

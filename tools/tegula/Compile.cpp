@@ -175,16 +175,25 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tegula compile: error: %s\n", readError.c_str());
     return 1;
   }
-  std::unique_ptr<Module> module = parseModule(*source, diags);
-  if (diags.hasErrors())
+  // Syntax errors in @jit functions the kernel does not use do not stop it
+  // (as in Triton, which compiles only what a kernel calls); they are shown
+  // when the kernel cannot compile.
+  DiagnosticEngine parseDiags(sources);
+  std::unique_ptr<Module> module = parseModule(*source, parseDiags);
+  if (parseDiags.hasErrors() && !module->lookupFunction(kernel)) {
+    parseDiags.printAll(llvm::errs());
     return 1;
+  }
 
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   loadFrontendDialects(context);
   mlir::OwningOpRef<mlir::ModuleOp> ir =
       compileKernel(*module, options, context, diags);
-  if (!ir)
+  if (!ir) {
+    if (parseDiags.hasErrors())
+      parseDiags.printAll(llvm::errs());
     return 1;
+  }
 
   if (emit != "tile-ir-raw") {
     mlir::PassManager pm(&context);

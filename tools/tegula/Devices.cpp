@@ -12,7 +12,10 @@
 
 #include "tegula/runtime.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdio>
+#include <filesystem>
 
 using namespace tegula;
 
@@ -141,6 +144,38 @@ void printDevices(const Runtime &runtime) {
   }
 }
 
+/// The folder plugin packages install into: tegula/plugins/ beside the
+/// libtegula_runtime this process loaded (where the runtime looks by default).
+std::string packagePluginFolder() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void *>(&tegula_runtime_create), &info) ||
+      !info.dli_fname)
+    return "lib/tegula/plugins/ beside libtegula_runtime";
+  std::error_code ec;
+  std::filesystem::path library =
+      std::filesystem::weakly_canonical(info.dli_fname, ec);
+  if (ec)
+    library = info.dli_fname;
+  return (library.parent_path() / "tegula" / "plugins").string();
+}
+
+/// Without a loaded plugin there is nothing to run on: say how to add one.
+void printHowToAddAPlugin(const Runtime &runtime) {
+  std::vector<PluginInfo> plugins = runtime.plugins();
+  for (const PluginInfo &plugin : plugins)
+    if (plugin.loaded)
+      return;
+  std::printf(
+      "\nNo backend plugin is loaded, so there is no device to run on.%s\n"
+      "Backends are separate packages: install tegula-plugin-nvidia,\n"
+      "tegula-plugin-amd or tegula-plugin-intel, which put their plugin into\n"
+      "  %s\n"
+      "or set TEGULA_PLUGIN_PATH to a folder holding "
+      "libtegula_plugin_<backend>.so.\n",
+      plugins.empty() ? "" : " (The reasons each was skipped are above.)",
+      packagePluginFolder().c_str());
+}
+
 } // namespace
 
 int tegula::cli::runDevices(const std::vector<std::string> &args) {
@@ -157,6 +192,7 @@ int tegula::cli::runDevices(const std::vector<std::string> &args) {
     Runtime runtime;
     printPlugins(runtime);
     printDevices(runtime);
+    printHowToAddAPlugin(runtime);
   } catch (const Error &error) {
     std::fprintf(stderr, "tegula devices: %s\n", error.what());
     return 1;

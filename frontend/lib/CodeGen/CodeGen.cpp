@@ -168,6 +168,12 @@ OwningOpRef<ModuleOp> CodeGen::run() {
       frame().scope[p.Name] = constantValue(spec->constant);
       continue;
     }
+    if (isConstexprParam(p) && spec->kind == ArgSpec::Scalar &&
+        !spec->divisibility && !spec->equalsOne) {
+      // A dtype name in a constexpr's place is a dtype value (`fp16`).
+      frame().scope[p.Name] = PyValue::ofDType(spec->dtype);
+      continue;
+    }
     if (isConstexprParam(p))
       error(p.Loc, "parameter '" + p.Name.str() +
                        "' is a tl.constexpr: the signature must give its value, "
@@ -431,35 +437,16 @@ PyValue CodeGen::callNoInline(const FunctionDef *f, Module *m, BoundArgs &bound,
     for (Value v : results)
       resultMlir.push_back(v.getType());
     func.setFunctionType(builder.getFunctionType(types, resultMlir));
+    helperResults[mangled] = resultTypes;
     existing = func;
   }
   at(loc);
   auto call = builder.create<tile::CallOp>(mlirLoc(loc), existing, operands);
-  // Recover the Triton types of the results from the helper's returns.
-  auto ret = cast<tile::ReturnOp>(existing.getBody().back().getTerminator());
+  // The Triton types of the results (with signedness) as the helper made them.
+  const std::vector<TType> &resultTypes = helperResults[mangled];
   std::vector<PyValue> outs;
-  for (auto [i, v] : llvm::enumerate(call.getResults())) {
-    (void)ret;
-    // Signedness is not in the IR type; integers come back signed.
-    Type t = v.getType();
-    Type elem = getElementTypeOrSelf(t);
-    DType d = DType::FP32;
-    if (auto it = dyn_cast<IntegerType>(elem))
-      d = DType::integer(it.getWidth(), true);
-    else if (elem.isF16()) d = DType::FP16;
-    else if (elem.isBF16()) d = DType::BF16;
-    else if (elem.isF64()) d = DType::FP64;
-    else if (elem.isFloat8E4M3FN()) d = DType::FP8E4NV;
-    else if (elem.isFloat8E5M2()) d = DType::FP8E5;
-    else if (auto p = dyn_cast<tile::PointerType>(elem)) {
-      (void)p;
-      error(loc, "noinline functions returning pointers are not supported yet");
-    }
-    SmallVector<int64_t> shape;
-    if (auto rt = dyn_cast<RankedTensorType>(t))
-      shape.assign(rt.getShape().begin(), rt.getShape().end());
-    outs.push_back(PyValue::ofTensor(TValue{v, TType(d, shape)}));
-  }
+  for (auto [i, v] : llvm::enumerate(call.getResults()))
+    outs.push_back(PyValue::ofTensor(TValue{v, resultTypes[i]}));
   if (outs.empty())
     return PyValue::none();
   if (outs.size() == 1)

@@ -24,6 +24,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,8 +42,14 @@ struct CompileError {
 /// The variables of one function activation.
 using Scope = llvm::StringMap<PyValue>;
 
-/// How a statement list ended.
+/// How a statement list ended. Return also means "the rest of the function
+/// was generated already" (see Cont).
 enum class Flow { Normal, Break, Continue, Return };
+
+/// Generates everything that follows the current statement up to the end of
+/// the function. A dynamic `if` whose branches return compiles the rest of
+/// the function into each branch by calling it; null at a function's end.
+using Cont = std::function<void()>;
 
 /// Arguments of a call after binding to parameter names.
 struct BoundArgs {
@@ -113,12 +120,20 @@ public:
   std::string describe(const PyValue &v);
 
   //===--- Statements (GenStmt.cpp) --------------------------------------===//
-  Flow genBlock(llvm::ArrayRef<Stmt *> stmts);
-  Flow genStmt(const Stmt *s, llvm::ArrayRef<Stmt *> rest, bool &consumedRest);
+  /// Generates |stmts|; |after| generates what follows them (see Cont).
+  Flow genBlock(llvm::ArrayRef<Stmt *> stmts, const Cont &after = nullptr);
+  Flow genStmt(const Stmt *s, const Cont &rest);
   void assign(const Expr *target, const PyValue &value);
-  Flow genIf(const IfStmt *s, size_t branch, llvm::ArrayRef<Stmt *> rest,
-             bool &consumedRest);
-  Flow genFor(const ForStmt *s);
+  Flow genIf(const IfStmt *s, size_t branch, const Cont &rest);
+  Flow genFor(const ForStmt *s, const Cont &rest);
+  /// Makes the values two branches of a dynamic if give for one name (or
+  /// return) agree: equal constexprs stay constexprs; numbers become
+  /// tensors; tensor types must match. Conversions are built at the end of
+  /// each branch. Appends what the if must yield.
+  PyValue unifyBranches(const PyValue &a, const PyValue &b, mlir::Block *thenBlock,
+                        mlir::Block *elseBlock, std::vector<TValue> &thenVals,
+                        std::vector<TValue> &elseVals, SourceLocation loc,
+                        const std::string &what);
   Flow genWhile(const WhileStmt *s);
   void genReturn(const ReturnStmt *s);
   /// Names assigned anywhere in |stmts| (not in nested defs).
@@ -183,8 +198,9 @@ public:
   SourceLocation currentLoc;
   /// Depth of @jit calls, bounded to catch recursion.
   unsigned callDepth = 0;
-  /// noinline helpers already emitted, by mangled name.
-  llvm::StringSet<> emittedHelpers;
+  /// Triton types of the results of each noinline helper, by mangled name
+  /// (the IR types lose integer signedness).
+  llvm::StringMap<std::vector<TType>> helperResults;
 };
 
 } // namespace tegula::frontend

@@ -328,6 +328,16 @@ PyValue CodeGen::evalName(const NameExpr *e) {
     if (name == "constexpr")
       return PyValue::marker("constexpr");
   }
+  if (m->isHostFunction(name))
+    error(e->getLoc(), "'" + name.str() + "' is not a @jit function: kernels "
+                       "can only call functions decorated with @triton.jit");
+  if (const SourceLocation *broken = m->lookupBrokenFunction(name)) {
+    CompileError err{e->getLoc(), "'" + name.str() +
+                                      "' has errors and cannot be compiled",
+                     {}};
+    err.notes.emplace_back(*broken, "'" + name.str() + "' is defined here");
+    throw err;
+  }
   static const char *pyBuiltins[] = {"range", "min", "max", "abs", "float",
                                      "int", "bool", "len", "print", "isinstance"};
   for (const char *b : pyBuiltins)
@@ -904,11 +914,49 @@ PyValue CodeGen::evalConditional(const ConditionalExpr *e) {
   PyValue cond = eval(e->getCond());
   if (cond.isConstexpr())
     return eval(truthy(cond) ? e->getThen() : e->getElse());
-  PyValue a = eval(e->getThen());
-  PyValue b = eval(e->getElse());
+  // A dynamic condition runs only the taken arm (an arm may load or update
+  // memory), so both become the branches of an scf.if.
+  TValue c = cond.tensor;
+  if (c.type.isBlock())
+    error(e->getCond()->getLoc(),
+          "the condition of a conditional expression must be a scalar, got " +
+              c.type.str() + "; use tl.where for tensors");
   at(e->getLoc());
-  return PyValue::ofTensor(sem.where(cond.tensor, operand(a, e->getLoc(), "value"),
-                                     operand(b, e->getLoc(), "value")));
+  if (!c.dtype().isBool())
+    c = sem.cast(c, DType::I1);
+  auto ifOp = builder.create<scf::IfOp>(mlirLoc(e->getLoc()), TypeRange{},
+                                        c.value, /*withElseRegion=*/true);
+  TValue arms[2];
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    ++frame().structuredDepth;
+    for (int side = 0; side < 2; ++side) {
+      Block *block = side == 0 ? ifOp.thenBlock() : ifOp.elseBlock();
+      builder.setInsertionPoint(block->getTerminator());
+      const Expr *arm = side == 0 ? e->getThen() : e->getElse();
+      arms[side] = tensor(eval(arm), arm->getLoc(), "an arm of a conditional expression");
+    }
+    --frame().structuredDepth;
+  }
+  if (arms[0].type != arms[1].type)
+    error(e->getLoc(), "ternary expression with dynamic condition has "
+                       "inconsistent types " + arms[0].type.str() + " and " +
+                           arms[1].type.str());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(ifOp);
+  auto newIf = builder.create<scf::IfOp>(ifOp.getLoc(),
+                                         TypeRange{arms[0].value.getType()},
+                                         c.value, true);
+  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+  newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+  for (int side = 0; side < 2; ++side) {
+    Block *block = side == 0 ? newIf.thenBlock() : newIf.elseBlock();
+    block->getTerminator()->erase();
+    builder.setInsertionPointToEnd(block);
+    builder.create<scf::YieldOp>(ifOp.getLoc(), arms[side].value);
+  }
+  ifOp.erase();
+  return PyValue::ofTensor(TValue{newIf.getResult(0), arms[0].type});
 }
 
 PyValue CodeGen::evalCall(const CallExpr *e) {

@@ -45,46 +45,33 @@ bool sameBinding(const PyValue &a, const PyValue &b) {
   }
 }
 
-/// Flattens a value returned across a dynamic if into its tensors.
-void flattenTensors(const PyValue &v, std::vector<TValue> &out, bool &ok) {
-  if (v.isTensor())
-    out.push_back(v.tensor);
-  else if (v.kind == PyValue::Tuple)
-    for (const PyValue &item : v.tupleItems())
-      flattenTensors(item, out, ok);
-  else if (v.kind != PyValue::None)
-    ok = false;
-}
-
-/// Rebuilds a value of the shape of |like| from |values|.
-PyValue unflatten(const PyValue &like, ArrayRef<TValue> values, size_t &next) {
-  if (like.isTensor())
-    return PyValue::ofTensor(values[next++]);
-  if (like.kind == PyValue::Tuple) {
-    PyTuple items;
-    for (const PyValue &item : like.tupleItems())
-      items.push_back(unflatten(item, values, next));
-    return PyValue::tuple(items);
-  }
-  return like;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
 // Statement lists
 //===----------------------------------------------------------------------===//
 
-Flow CodeGen::genBlock(ArrayRef<Stmt *> stmts) {
+Flow CodeGen::genBlock(ArrayRef<Stmt *> stmts, const Cont &after) {
   for (size_t i = 0; i < stmts.size(); ++i) {
-    bool consumedRest = false;
-    Flow flow = genStmt(stmts[i], stmts.drop_front(i + 1), consumedRest);
-    if (flow != Flow::Normal || consumedRest)
+    ArrayRef<Stmt *> rest = stmts.drop_front(i + 1);
+    // What follows statement i: the rest of this block, then |after|. Only
+    // a dynamic if whose branches return calls it.
+    Cont restCont = [this, rest, &after]() {
+      Flow f = genBlock(rest, after);
+      if (f == Flow::Normal && after)
+        after();
+      else if (f == Flow::Break || f == Flow::Continue)
+        error(rest.empty() ? SourceLocation() : rest.front()->getLoc(),
+              "'break' or 'continue' after a conditional return is not supported");
+    };
+    Flow flow = genStmt(stmts[i], restCont);
+    if (flow != Flow::Normal)
       return flow;
   }
   return Flow::Normal;
 }
 
-Flow CodeGen::genStmt(const Stmt *s, ArrayRef<Stmt *> rest, bool &consumedRest) {
+Flow CodeGen::genStmt(const Stmt *s, const Cont &rest) {
   SourceLocation loc = s->getLoc();
   switch (s->getKind()) {
   case Stmt::Kind::Expr:
@@ -122,9 +109,9 @@ Flow CodeGen::genStmt(const Stmt *s, ArrayRef<Stmt *> rest, bool &consumedRest) 
     return Flow::Normal;
   }
   case Stmt::Kind::If:
-    return genIf(cast<IfStmt>(s), 0, rest, consumedRest);
+    return genIf(cast<IfStmt>(s), 0, rest);
   case Stmt::Kind::For:
-    return genFor(cast<ForStmt>(s));
+    return genFor(cast<ForStmt>(s), rest);
   case Stmt::Kind::While:
     return genWhile(cast<WhileStmt>(s));
   case Stmt::Kind::Break:
@@ -303,34 +290,114 @@ static TValue scalarCondition(CodeGen &gen, const PyValue &cond,
   return c;
 }
 
-Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
-                    bool &consumedRest) {
+PyValue CodeGen::unifyBranches(const PyValue &a, const PyValue &b,
+                               Block *thenBlock, Block *elseBlock,
+                               std::vector<TValue> &thenVals,
+                               std::vector<TValue> &elseVals,
+                               SourceLocation loc, const std::string &what) {
+  if (a.kind == PyValue::Tuple && b.kind == PyValue::Tuple &&
+      a.items->size() == b.items->size()) {
+    PyTuple shape;
+    for (size_t i = 0; i < a.items->size(); ++i)
+      shape.push_back(unifyBranches((*a.items)[i], (*b.items)[i], thenBlock,
+                                    elseBlock, thenVals, elseVals, loc, what));
+    return PyValue::tuple(shape);
+  }
+  if (a.isConstexpr() && b.isConstexpr() && sameBinding(a, b))
+    return a;
+  bool convertible = (a.isTensor() || a.isNumber()) && (b.isTensor() || b.isNumber());
+  if (!convertible)
+    error(loc, what + " has different kinds of values in the branches of this "
+                      "if: " + describe(a) + " and " + describe(b));
+  OpBuilder::InsertionGuard guard(builder);
+  auto inBlock = [&](Block *block, const PyValue &v, const PyValue &other) {
+    builder.setInsertionPoint(block->getTerminator());
+    at(loc);
+    if (v.isTensor())
+      return v.tensor;
+    // A number becomes a tensor: of the other side's dtype when that side is
+    // a tensor, else of its own Python type (as Triton's to_tensor).
+    if (other.isTensor() && !other.tensor.type.isBlock())
+      return sem.cast(sem.toTensor(v.num), other.tensor.dtype());
+    return sem.toTensor(v.num);
+  };
+  TValue x = inBlock(thenBlock, a, b), y = inBlock(elseBlock, b, a);
+  if (x.type != y.type)
+    error(loc, "mismatched type for " + what + " between then block (" +
+                   x.type.str() + ") and else block (" + y.type.str() + ")");
+  thenVals.push_back(x);
+  elseVals.push_back(y);
+  return PyValue::ofTensor(x); // a placeholder; replaced by the if's result
+}
+
+/// Replaces the placeholders of |shape| with the if's results, in order.
+static PyValue withResults(const PyValue &shape, const PyValue &thenShape,
+                           ArrayRef<TValue> results, size_t &next) {
+  if (shape.kind == PyValue::Tuple) {
+    PyTuple items;
+    for (size_t i = 0; i < shape.items->size(); ++i)
+      items.push_back(withResults((*shape.items)[i],
+                                  thenShape.kind == PyValue::Tuple
+                                      ? (*thenShape.items)[i]
+                                      : thenShape,
+                                  results, next));
+    return PyValue::tuple(items);
+  }
+  if (shape.isTensor())
+    return PyValue::ofTensor(results[next++]);
+  return shape;
+}
+
+/// Re-creates |ifOp| with results yielding |thenVals| / |elseVals|.
+static scf::IfOp addResults(OpBuilder &builder, scf::IfOp ifOp,
+                            const std::vector<TValue> &thenVals,
+                            const std::vector<TValue> &elseVals) {
+  SmallVector<Type> types;
+  for (const TValue &v : thenVals)
+    types.push_back(v.value.getType());
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(ifOp);
+  auto newIf = builder.create<scf::IfOp>(ifOp.getLoc(), types,
+                                         ifOp.getCondition(), true);
+  newIf.getThenRegion().takeBody(ifOp.getThenRegion());
+  newIf.getElseRegion().takeBody(ifOp.getElseRegion());
+  auto yield = [&](Block *block, const std::vector<TValue> &vals) {
+    block->getTerminator()->erase();
+    builder.setInsertionPointToEnd(block);
+    SmallVector<Value> vs;
+    for (const TValue &v : vals)
+      vs.push_back(v.value);
+    builder.create<scf::YieldOp>(ifOp.getLoc(), vs);
+  };
+  yield(newIf.thenBlock(), thenVals);
+  yield(newIf.elseBlock(), elseVals);
+  ifOp.erase();
+  return newIf;
+}
+
+Flow CodeGen::genIf(const IfStmt *s, size_t index, const Cont &rest) {
   ArrayRef<IfBranch> branches = s->getBranches();
   const IfBranch &branch = branches[index];
   bool last = index + 1 == branches.size();
-  // The statements of the else side: the next elif (as a nested if) or the
-  // else body.
-  auto genElse = [&](ArrayRef<Stmt *> tail, bool &consumed) -> Flow {
+  // The else side: the next elif (as a nested if) or the else body.
+  auto genElse = [&](const Cont &after) -> Flow {
     if (!last)
-      return genIf(s, index + 1, tail, consumed);
-    return genBlock(s->getElseBody());
+      return genIf(s, index + 1, after);
+    return genBlock(s->getElseBody(), after);
   };
 
   PyValue cond = eval(branch.Cond);
   if (cond.isConstexpr()) {
     // Static if: only the taken branch exists.
     if (truthy(cond))
-      return genBlock(branch.Body);
-    return genElse(rest, consumedRest);
+      return genBlock(branch.Body, rest);
+    return genElse(rest);
   }
   TValue c = scalarCondition(*this, cond, branch.Cond->getLoc(), "if");
 
-  bool anyReturn = containsReturn(branch.Body) ||
-                   (last ? containsReturn(s->getElseBody())
-                         : containsReturn(std::vector<Stmt *>{}));
+  bool anyReturn = containsReturn(s->getElseBody());
   for (size_t i = index; i < branches.size(); ++i)
     anyReturn |= containsReturn(branches[i].Body);
-  anyReturn |= containsReturn(s->getElseBody());
 
   Scope before = frame().scope;
   at(branch.Loc);
@@ -340,9 +407,9 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
   ++frame().structuredDepth;
 
   if (anyReturn) {
-    // `if c: ...return...` followed by more code: every branch continues
-    // with the rest of the function, so both end in a return, and the if
-    // yields the returned values.
+    // `if c: ...return...` followed by more code: each branch continues with
+    // the rest of the function, so both end in a return, and the if yields
+    // the returned values.
     unsigned savedReturnDepth = frame().returnDepth;
     frame().returnDepth = frame().structuredDepth;
     auto genSide = [&](Block *block, bool thenSide) -> PyValue {
@@ -350,12 +417,11 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
       frame().scope = before;
       frame().returned = false;
       frame().returnValue = PyValue();
-      bool consumed = false;
-      Flow f = thenSide ? genBlock(branch.Body) : genElse(rest, consumed);
+      Flow f = thenSide ? genBlock(branch.Body, rest) : genElse(rest);
       if (f == Flow::Break || f == Flow::Continue)
         error(branch.Loc, "'break'/'continue' across a dynamic if is not supported");
-      if (!frame().returned && !consumed)
-        genBlock(rest);
+      if (f == Flow::Normal && rest)
+        rest();
       PyValue r = frame().returned ? frame().returnValue : PyValue::none();
       if (r.kind == PyValue::Undefined)
         r = PyValue::none();
@@ -366,43 +432,19 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
     --frame().structuredDepth;
     frame().returnDepth = savedReturnDepth;
     std::vector<TValue> thenVals, elseVals;
-    bool ok1 = true, ok2 = true;
-    flattenTensors(thenRet, thenVals, ok1);
-    flattenTensors(elseRet, elseVals, ok2);
-    if (!ok1 || !ok2 || thenVals.size() != elseVals.size())
-      error(branch.Loc, "the branches of this if return different kinds of "
-                        "values: " + describe(thenRet) + " and " + describe(elseRet));
-    SmallVector<Type> types;
-    for (size_t i = 0; i < thenVals.size(); ++i) {
-      if (thenVals[i].type != elseVals[i].type)
-        error(branch.Loc, "the branches of this if return different types: " +
-                              thenVals[i].type.str() + " and " +
-                              elseVals[i].type.str());
-      types.push_back(thenVals[i].value.getType());
-    }
-    builder.setInsertionPoint(ifOp);
-    auto newIf = builder.create<scf::IfOp>(ifOp.getLoc(), types, c.value, true);
-    newIf.getThenRegion().takeBody(ifOp.getThenRegion());
-    newIf.getElseRegion().takeBody(ifOp.getElseRegion());
-    auto yield = [&](Block *block, const std::vector<TValue> &vals) {
-      block->getTerminator()->erase();
-      builder.setInsertionPointToEnd(block);
-      SmallVector<Value> vs;
-      for (const TValue &v : vals)
-        vs.push_back(v.value);
-      builder.create<scf::YieldOp>(ifOp.getLoc(), vs);
-    };
-    yield(newIf.thenBlock(), thenVals);
-    yield(newIf.elseBlock(), elseVals);
-    ifOp.erase();
+    PyValue shape = unifyBranches(thenRet, elseRet, ifOp.thenBlock(),
+                                  ifOp.elseBlock(), thenVals, elseVals,
+                                  branch.Loc, "the returned value");
     std::vector<TValue> results;
-    for (auto [i, r] : llvm::enumerate(newIf.getResults()))
-      results.push_back(TValue{r, thenVals[i].type});
+    if (!thenVals.empty()) {
+      auto newIf = addResults(builder, ifOp, thenVals, elseVals);
+      for (auto [i, r] : llvm::enumerate(newIf.getResults()))
+        results.push_back(TValue{r, thenVals[i].type});
+    }
     size_t next = 0;
     frame().scope = before;
     frame().returned = true;
-    frame().returnValue = unflatten(thenRet, results, next);
-    consumedRest = true;
+    frame().returnValue = withResults(shape, thenRet, results, next);
     return Flow::Return;
   }
 
@@ -413,8 +455,7 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
   Scope thenScope = frame().scope;
   builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
   frame().scope = before;
-  bool dummy = false;
-  Flow f2 = genElse({}, dummy);
+  Flow f2 = genElse(nullptr);
   Scope elseScope = frame().scope;
   --frame().structuredDepth;
   if (f1 != Flow::Normal || f2 != Flow::Normal)
@@ -425,69 +466,37 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
     if (elseScope.count(kv.getKey()))
       names.push_back(kv.getKey().str());
   llvm::sort(names);
-  std::vector<std::string> carried;
-  SmallVector<Type> types;
   std::vector<TValue> thenVals, elseVals;
+  std::vector<std::pair<std::string, PyValue>> shapes;
   Scope after = before;
   for (const std::string &name : names) {
-    PyValue a = thenScope[name], b = elseScope[name];
+    const PyValue &a = thenScope[name], &b = elseScope[name];
     auto prior = before.find(name);
     bool changed = prior == before.end() || !sameBinding(a, prior->second) ||
                    !sameBinding(b, prior->second);
     if (!changed)
       continue;
-    if (a.isConstexpr() && b.isConstexpr()) {
-      if (!sameBinding(a, b))
-        error(branch.Loc, "'" + name + "' is a constexpr assigned different "
-                          "values in the branches of a dynamic if (" +
-                          describe(a) + " and " + describe(b) + ")");
-      after[name] = a;
-      continue;
-    }
-    if (a.isNumber() && b.isTensor()) {
-      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      at(branch.Loc);
-      a = PyValue::ofTensor(sem.cast(sem.toTensor(a.num), b.tensor.dtype()));
-    } else if (b.isNumber() && a.isTensor()) {
-      builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
-      at(branch.Loc);
-      b = PyValue::ofTensor(sem.cast(sem.toTensor(b.num), a.tensor.dtype()));
-    }
-    if (!a.isTensor() || !b.isTensor())
-      error(branch.Loc, "'" + name + "' has different kinds of values in the "
-                        "branches of this if: " + describe(a) + " and " +
-                        describe(b));
-    if (a.tensor.type != b.tensor.type)
-      error(branch.Loc, "mismatched type for '" + name + "' between then block (" +
-                            a.tensor.type.str() + ") and else block (" +
-                            b.tensor.type.str() + ")");
-    carried.push_back(name);
-    types.push_back(a.tensor.value.getType());
-    thenVals.push_back(a.tensor);
-    elseVals.push_back(b.tensor);
+    size_t first = thenVals.size();
+    PyValue shape = unifyBranches(a, b, ifOp.thenBlock(), ifOp.elseBlock(),
+                                  thenVals, elseVals, branch.Loc,
+                                  "'" + name + "'");
+    if (thenVals.size() == first)
+      after[name] = shape; // the same constexpr in both branches
+    else
+      shapes.emplace_back(name, shape);
   }
   // Names bound in only one branch are not defined after the if.
   for (auto &kv : thenScope)
     if (!elseScope.count(kv.getKey()) && !before.count(kv.getKey()))
       after.erase(kv.getKey());
-  if (!carried.empty()) {
-    builder.setInsertionPoint(ifOp);
-    auto newIf = builder.create<scf::IfOp>(ifOp.getLoc(), types, c.value, true);
-    newIf.getThenRegion().takeBody(ifOp.getThenRegion());
-    newIf.getElseRegion().takeBody(ifOp.getElseRegion());
-    auto yield = [&](Block *block, const std::vector<TValue> &vals) {
-      block->getTerminator()->erase();
-      builder.setInsertionPointToEnd(block);
-      SmallVector<Value> vs;
-      for (const TValue &v : vals)
-        vs.push_back(v.value);
-      builder.create<scf::YieldOp>(ifOp.getLoc(), vs);
-    };
-    yield(newIf.thenBlock(), thenVals);
-    yield(newIf.elseBlock(), elseVals);
-    ifOp.erase();
-    for (auto [i, name] : llvm::enumerate(carried))
-      after[name] = PyValue::ofTensor(TValue{newIf.getResult(i), thenVals[i].type});
+  if (!thenVals.empty()) {
+    auto newIf = addResults(builder, ifOp, thenVals, elseVals);
+    std::vector<TValue> results;
+    for (auto [i, r] : llvm::enumerate(newIf.getResults()))
+      results.push_back(TValue{r, thenVals[i].type});
+    size_t next = 0;
+    for (auto &[name, shape] : shapes)
+      after[name] = withResults(shape, shape, results, next);
   }
   frame().scope = std::move(after);
   return Flow::Normal;
@@ -497,7 +506,7 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, ArrayRef<Stmt *> rest,
 // Loops
 //===----------------------------------------------------------------------===//
 
-Flow CodeGen::genFor(const ForStmt *s) {
+Flow CodeGen::genFor(const ForStmt *s, const Cont &rest) {
   if (s->hasElse())
     error(s->getElseLoc(), "'for ... else' is not supported in kernels");
   auto *call = dyn_cast<CallExpr>(s->getIter());
@@ -542,20 +551,32 @@ Flow CodeGen::genFor(const ForStmt *s) {
                                 std::to_string(static_cast<int64_t>(count)) +
                                 " iterations; at most " +
                                 std::to_string(kMaxStaticIterations) + " are allowed");
-    frame().loops.push_back({true, frame().structuredDepth});
-    Flow result = Flow::Normal;
-    for (__int128 i = lo; st > 0 ? i < hi : i > hi; i += st) {
-      assign(s->getTarget(), PyValue::ofInt(i));
-      Flow f = genBlock(s->getBody());
-      if (f == Flow::Break)
-        break;
-      if (f == Flow::Return) {
-        result = Flow::Return;
-        break;
+    // Iterations from |i| on; the continuation of iteration i is the
+    // iterations after it, then the rest after the loop.
+    std::function<Flow(__int128)> iterate = [&](__int128 from) -> Flow {
+      for (__int128 i = from; st > 0 ? i < hi : i > hi; i += st) {
+        assign(s->getTarget(), PyValue::ofInt(i));
+        frame().loops.push_back({true, frame().structuredDepth});
+        Cont next = [&, i]() {
+          // Runs once per branch of a returning dynamic if: leave the loop
+          // stack as it was found.
+          std::vector<LoopInfo> saved = frame().loops;
+          frame().loops.pop_back();
+          Flow f = iterate(i + st);
+          if (f == Flow::Normal && rest)
+            rest();
+          frame().loops = saved;
+        };
+        Flow f = genBlock(s->getBody(), next);
+        if (f == Flow::Return)
+          return Flow::Return; // explicit return, or the rest was generated
+        frame().loops.pop_back();
+        if (f == Flow::Break)
+          break;
       }
-    }
-    frame().loops.pop_back();
-    return result;
+      return Flow::Normal;
+    };
+    return iterate(lo);
   }
 
   auto *targetName = dyn_cast<NameExpr>(s->getTarget());
@@ -581,8 +602,13 @@ Flow CodeGen::genFor(const ForStmt *s) {
                                 t.type.str());
     bounds.push_back(t);
   }
-  bool wide = llvm::any_of(bounds, [](const TValue &t) { return t.dtype().bitWidth() > 32; });
-  DType ivType = wide ? DType(DType::I64) : DType(DType::I32);
+  // The induction variable's type promotes the bounds' (Triton's rule), so
+  // unsigned bounds give an unsigned variable.
+  DType ivType = Semantic::promoteIntegers(
+      Semantic::promoteIntegers(bounds[0].dtype(), bounds[1].dtype()),
+      bounds[2].dtype());
+  if (ivType.bitWidth() < 32)
+    ivType = DType::integer(32, !ivType.isUnsignedInt());
   for (TValue &t : bounds)
     t = sem.cast(t, ivType);
 

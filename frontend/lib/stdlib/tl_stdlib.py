@@ -298,7 +298,8 @@ def _cast_to_int(x):
 
 @jit
 def _take_slice(x, n_dims, idx, pos):
-    y = sum(x * _indicator(n_dims, idx, pos).to(x.dtype), n_dims - 1 - idx)
+    # Keep x's dtype: the slices are bitcast back to it.
+    y = sum(x * _indicator(n_dims, idx, pos).to(x.dtype), n_dims - 1 - idx, dtype=x.dtype)
     return expand_dims(y, n_dims - 1 - idx)
 
 

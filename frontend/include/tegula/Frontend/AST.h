@@ -812,6 +812,22 @@ public:
   llvm::StringRef resolveImport(llvm::StringRef Name) const;
 
   void addFunction(FunctionDef *F) { Functions.push_back(F); }
+  /// Records a module-level function that is not @jit (host code), so that
+  /// a kernel calling it gets a clear error.
+  void addHostFunction(llvm::StringRef Name) { HostFunctions[Name] = true; }
+  bool isHostFunction(llvm::StringRef Name) const {
+    return HostFunctions.count(Name) != 0;
+  }
+  /// Records a @jit function that did not parse (the parser reported why);
+  /// only kernels that use it fail.
+  void addBrokenFunction(llvm::StringRef Name, SourceLocation Loc) {
+    BrokenFunctions[Name] = Loc;
+  }
+  /// Where the broken @jit function |Name| is defined, or null.
+  const SourceLocation *lookupBrokenFunction(llvm::StringRef Name) const {
+    auto It = BrokenFunctions.find(Name);
+    return It == BrokenFunctions.end() ? nullptr : &It->second;
+  }
   void addGlobal(const GlobalConstant &G) { Globals.push_back(G); }
   /// Records an ImportStmt or ImportFromStmt and the names it binds.
   void addImport(Stmt *S);
@@ -823,6 +839,8 @@ private:
   std::vector<Stmt *> Imports;
   std::vector<GlobalConstant> Globals;
   llvm::StringMap<std::string> ImportBindings;
+  llvm::StringMap<bool> HostFunctions;
+  llvm::StringMap<SourceLocation> BrokenFunctions;
 };
 
 } // namespace tegula::frontend

@@ -206,6 +206,10 @@ public:
   TValue annotate(const TValue &x, llvm::StringRef attr,
                   llvm::ArrayRef<int64_t> values);
 
+  /// C's usual conversion of two integer dtypes (Triton's
+  /// integer_promote_impl; int1 counts as unsigned).
+  static DType promoteIntegers(const DType &a, const DType &b);
+
   /// Converts a value to the scalar |dtype| expected as an index or bound
   /// (block-pointer shapes, strides and offsets).
   mlir::Value toIndexScalar(const TValue &x, bool wide);

@@ -1,0 +1,77 @@
+# tegula_add_plugin(): builds a Tegula backend plugin. Used by the plugins in
+# this tree and installed with the SDK (find_package(TegulaSDK) includes it),
+# so a plugin's CMakeLists.txt reads the same in the tree and out of it.
+#
+#   tegula_add_plugin(<name>
+#     SOURCES <file>...
+#     [LINK_LIBRARIES <lib>...]      # linked PRIVATE
+#     [OUTPUT_DIRECTORY <dir>]       # default: <build>/lib/tegula/plugins
+#     [COMPONENT <component>]        # install component; default plugin-<name>
+#     [NO_INSTALL])                  # test plugins
+#
+# Makes the MODULE library target tegula_plugin_<name>, file
+# libtegula_plugin_<name>.so - the name the runtime derives the backend name
+# from - that:
+#  - links the plugin ABI (Tegula::TegulaPluginABI) and nothing else of Tegula;
+#  - builds as C++17 with hidden visibility, so only the entry symbol
+#    tg_plugin_get_api (marked TG_PLUGIN_EXPORT) is exported;
+#  - links with -z defs, so a missing symbol fails the build, not the dlopen;
+#  - lands in <build>/lib/tegula/plugins/, which TEGULA_PLUGIN_PATH can name
+#    (and which, in Tegula's own build, is the runtime's default folder);
+#  - installs into <libdir>/tegula/plugins/, where an installed
+#    libtegula_runtime looks.
+# <name> must be [a-z0-9_]+ and equal the name the plugin reports.
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+function(tegula_add_plugin name)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL"
+    "OUTPUT_DIRECTORY;COMPONENT" "SOURCES;LINK_LIBRARIES")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR
+      "tegula_add_plugin(${name}): unexpected arguments ${ARG_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT name MATCHES "^[a-z0-9_]+$")
+    message(FATAL_ERROR
+      "tegula_add_plugin: the backend name '${name}' must match [a-z0-9_]+")
+  endif()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "tegula_add_plugin(${name}): no SOURCES")
+  endif()
+  if(NOT TARGET Tegula::TegulaPluginABI)
+    message(FATAL_ERROR
+      "tegula_add_plugin(${name}): Tegula::TegulaPluginABI is missing; "
+      "call find_package(TegulaSDK REQUIRED CONFIG) first")
+  endif()
+  if(NOT ARG_OUTPUT_DIRECTORY)
+    set(ARG_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib/tegula/plugins)
+  endif()
+  if(NOT ARG_COMPONENT)
+    set(ARG_COMPONENT plugin-${name})
+  endif()
+
+  set(target tegula_plugin_${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    PREFIX lib
+    OUTPUT_NAME tegula_plugin_${name}
+    LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIRECTORY}
+    C_VISIBILITY_PRESET hidden
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_features(${target} PRIVATE cxx_std_17)
+  target_link_libraries(${target} PRIVATE Tegula::TegulaPluginABI
+    ${ARG_LINK_LIBRARIES})
+  target_link_options(${target} PRIVATE -Wl,-z,defs)
+  if(COMMAND tegula_target_defaults)
+    # Inside Tegula's tree: the project's warnings-as-errors.
+    tegula_target_defaults(${target})
+  else()
+    target_compile_options(${target} PRIVATE -Wall -Wextra)
+  endif()
+  if(NOT ARG_NO_INSTALL)
+    install(TARGETS ${target}
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/tegula/plugins
+      COMPONENT ${ARG_COMPONENT})
+  endif()
+endfunction()

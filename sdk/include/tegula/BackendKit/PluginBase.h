@@ -1,0 +1,775 @@
+//===- tegula/BackendKit/PluginBase.h - A plugin written in C++ -*- C++ -*-===//
+//
+// Turns C++ classes into the plugin C ABI (tegula/plugin.h). A vendor derives
+// from PluginBase, DeviceBase, BufferBase, StreamBase, EventBase, ModuleBase
+// and KernelBase, overrides what the backend can do, and exports the entry
+// symbol with four lines:
+//
+//   extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
+//   tg_plugin_get_api(uint32_t major, uint32_t minor) {
+//     return tegula::plugin::pluginApi<MyPlugin>(major, minor);
+//   }
+//
+// pluginApi<MyPlugin> builds the function table once: every entry checks its
+// argument struct (size, NULL handles), calls the matching virtual function,
+// and turns a Status or an escaping C++ exception into an error object. What
+// a class does not override answers TG_ERROR_UNIMPLEMENTED ("buffer_alloc is
+// not implemented"), exactly as a NULL table entry would.
+//
+// Header-only and standard C++17: it needs nothing but tegula/plugin.h and
+// tegula/plugin_support.hpp, so a plugin that uses it stays a single library
+// linking only what its backend needs. It completes the ABI's opaque handle
+// types (`struct tg_device`, ...) as the base classes of the objects below:
+// a plugin either uses this header or defines those structs itself, not both.
+// Build the plugin with hidden visibility (tegula_add_plugin() does) so these
+// definitions stay private to it.
+//
+// Lifetimes follow the ABI: devices belong to the plugin and live as long as
+// it; buffers, streams, events, modules and images are deleted when the
+// runtime frees them (their virtual destructors release the backend's
+// resources; a destructor cannot report failure, so release what can fail in
+// an explicit call, e.g. StreamBase::synchronize(), which the kit calls before
+// deleting a stream); kernels belong to their module.
+//
+// Threading: every virtual function may be called from several threads at
+// once (tegula/plugin.h); the kit adds no locking of its own.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_BACKENDKIT_PLUGINBASE_H
+#define TEGULA_BACKENDKIT_PLUGINBASE_H
+
+#include "tegula/plugin_support.hpp"
+
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+//===-- The ABI's opaque handles, completed as polymorphic bases -----------===//
+// The runtime sees only pointers to these; the kit converts them back with
+// static_cast, which the class hierarchy below makes well-defined.
+
+struct tg_plugin {
+  virtual ~tg_plugin() = default;
+};
+struct tg_device {
+  virtual ~tg_device() = default;
+};
+struct tg_buffer {
+  virtual ~tg_buffer() = default;
+};
+struct tg_stream {
+  virtual ~tg_stream() = default;
+};
+struct tg_event {
+  virtual ~tg_event() = default;
+};
+struct tg_module {
+  virtual ~tg_module() = default;
+};
+struct tg_kernel {
+  virtual ~tg_kernel() = default;
+};
+struct tg_image {
+  virtual ~tg_image() = default;
+};
+
+namespace tegula::plugin {
+
+/// The outcome of a plugin call: success, or a tg_error_code with a one-line
+/// message (lower-case, no trailing period, naming the offending value).
+class Status {
+public:
+  /// Success.
+  Status() = default;
+  Status(int32_t code, std::string message)
+      : errorCode(code), text(std::move(message)) {}
+
+  static Status success() { return Status(); }
+  /// TG_ERROR_UNIMPLEMENTED: "<what> is not implemented".
+  static Status unimplemented(const std::string &what) {
+    return Status(TG_ERROR_UNIMPLEMENTED, what + " is not implemented");
+  }
+
+  bool ok() const { return errorCode == TG_SUCCESS; }
+  int32_t code() const { return errorCode; }
+  const std::string &message() const { return text; }
+
+  /// The C error object for this status; NULL for success.
+  tg_error_t *toError() const {
+    return ok() ? nullptr : makeError(errorCode, text);
+  }
+
+private:
+  int32_t errorCode = TG_SUCCESS;
+  std::string text;
+};
+
+class PluginBase;
+class DeviceBase;
+class StreamBase;
+class EventBase;
+class ModuleBase;
+
+/// Device memory. The kit frees it by deleting the object.
+class BufferBase : public tg_buffer {
+public:
+  /// |address| is what a pointer kernel argument carries for this buffer.
+  BufferBase(DeviceBase &device, uint64_t size, uint64_t address)
+      : owner(device), bytes(size), address(address) {}
+  DeviceBase &device() const { return owner; }
+  uint64_t size() const { return bytes; }
+  uint64_t deviceAddress() const { return address; }
+
+private:
+  DeviceBase &owner;
+  uint64_t bytes;
+  uint64_t address;
+};
+
+/// An in-order queue of work on one device.
+class StreamBase : public tg_stream {
+public:
+  explicit StreamBase(DeviceBase &device) : owner(device) {}
+  DeviceBase &device() const { return owner; }
+  /// Waits until everything enqueued so far has completed.
+  virtual Status synchronize() = 0;
+  /// Makes later work in this stream wait until |event| has completed.
+  virtual Status waitEvent(EventBase &event) = 0;
+
+private:
+  DeviceBase &owner;
+};
+
+/// A point in a stream, for ordering and timing.
+class EventBase : public tg_event {
+public:
+  explicit EventBase(DeviceBase &device) : owner(device) {}
+  DeviceBase &device() const { return owner; }
+  /// Records the event at the current end of |stream|.
+  virtual Status record(StreamBase &stream) = 0;
+  /// Waits until the recorded point has been reached.
+  virtual Status synchronize() = 0;
+  /// Milliseconds from |start| to this event, both recorded and complete;
+  /// an error if either was never recorded.
+  virtual Status elapsedSince(EventBase &start, float &milliseconds) = 0;
+
+private:
+  DeviceBase &owner;
+};
+
+/// How a kernel is launched; mirrors tg_kernel_launch_args.
+struct LaunchRequest {
+  /// NULL: complete before returning.
+  StreamBase *stream = nullptr;
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t dynamicSharedMemory = 0;
+  /// Arguments packed as the kernel ABI says (docs/runtime.md).
+  const void *packedArgs = nullptr;
+  size_t packedArgsSize = 0;
+};
+
+/// A kernel in a loaded module; owned by the module.
+class KernelBase : public tg_kernel {
+public:
+  explicit KernelBase(ModuleBase &module) : owner(module) {}
+  ModuleBase &module() const { return owner; }
+  virtual Status launch(const LaunchRequest &request) = 0;
+
+private:
+  ModuleBase &owner;
+};
+
+/// A kernel image loaded on one device. Deleting it unloads it.
+class ModuleBase : public tg_module {
+public:
+  explicit ModuleBase(DeviceBase &device) : owner(device) {}
+  DeviceBase &device() const { return owner; }
+  /// Sets |kernel| to the kernel called |name|, which lives as long as this
+  /// module; TG_ERROR_NOT_FOUND when there is none.
+  virtual Status getKernel(const std::string &name, KernelBase *&kernel) = 0;
+
+private:
+  DeviceBase &owner;
+};
+
+/// A compiled kernel image and its metadata, owning every byte and string
+/// the ABI hands out for it. Fill the public fields, then return it from
+/// PluginBase::compile(); the kit builds the C metadata from them.
+class CompiledImage : public tg_image {
+public:
+  /// One kernel argument (tg_kernel_arg with an owned name).
+  struct Argument {
+    std::string name;
+    tg_arg_kind kind = TG_ARG_SCALAR;
+    tg_scalar_type type = TG_TYPE_I32;
+    /// Known divisibility of the value or address; 0 or 1 when unknown.
+    uint32_t divisibility = 0;
+  };
+
+  /// The image bytes that ModuleBase loading accepts.
+  std::string data;
+  /// The kernel's symbol name.
+  std::string name;
+  /// `<backend>:<arch>`, or `<backend>` for an arch-independent image.
+  std::string target;
+  std::string specialization;
+  uint32_t numWarps = 0;
+  uint32_t sharedMemory = 0;
+  std::vector<Argument> arguments;
+
+  /// The C view of the fields above; valid until they change or the image
+  /// is destroyed.
+  const tg_kernel_metadata &metadata() {
+    cArgs.clear();
+    for (const Argument &arg : arguments)
+      cArgs.push_back(tg_kernel_arg{arg.name.c_str(),
+                                    static_cast<uint32_t>(arg.kind),
+                                    static_cast<uint32_t>(arg.type),
+                                    arg.divisibility, 0});
+    cMetadata = tg_kernel_metadata{};
+    cMetadata.struct_size = sizeof(cMetadata);
+    cMetadata.name = name.c_str();
+    cMetadata.target = target.c_str();
+    cMetadata.num_warps = numWarps;
+    cMetadata.shared_memory = sharedMemory;
+    cMetadata.num_args = static_cast<uint32_t>(cArgs.size());
+    cMetadata.args = cArgs.data();
+    cMetadata.specialization = specialization.c_str();
+    return cMetadata;
+  }
+
+private:
+  std::vector<tg_kernel_arg> cArgs;
+  tg_kernel_metadata cMetadata{};
+};
+
+/// What a compile is asked to do; mirrors tg_plugin_compile_args.
+struct CompileRequest {
+  /// One of the plugin's targets (an arch, e.g. "sm_90").
+  std::string target;
+  /// Tile-dialect MLIR bytecode; the dialect version is inside it.
+  const void *bytecode = nullptr;
+  size_t bytecodeSize = 0;
+  /// Compile options in the caller's order.
+  std::vector<std::pair<std::string, std::string>> options;
+
+  /// The value of option |key|, or NULL when absent (the last one wins).
+  const std::string *option(const std::string &key) const {
+    const std::string *found = nullptr;
+    for (const auto &[name, value] : options)
+      if (name == key)
+        found = &value;
+    return found;
+  }
+};
+
+/// A device. Owned by its plugin (PluginBase::addDevice) and alive as long as
+/// the plugin. Every operation the backend cannot do yet keeps its default,
+/// which answers TG_ERROR_UNIMPLEMENTED. The runtime has already checked
+/// offsets and sizes against the buffers, and that buffers and streams belong
+/// to this device, before any of these is called.
+class DeviceBase : public tg_device {
+public:
+  explicit DeviceBase(PluginBase &plugin) : owner(plugin) {}
+  PluginBase &plugin() const { return owner; }
+
+  /// The device's properties. Strings must live as long as the device;
+  /// unknown numbers are 0. The kit copies only as much as the caller's
+  /// struct holds.
+  virtual const tg_device_properties &properties() const = 0;
+
+  /// Allocates |size| bytes (0 is allowed).
+  virtual Status allocate(uint64_t size, std::unique_ptr<BufferBase> &buffer) {
+    return Status::unimplemented("buffer_alloc");
+  }
+  // In the copies, a NULL |stream| means "complete before returning";
+  // otherwise the work is ordered in the stream and host memory stays valid
+  // until it is synchronized.
+  /// Host to device.
+  virtual Status write(BufferBase &dst, uint64_t dstOffset, const void *src,
+                       uint64_t size, StreamBase *stream) {
+    return Status::unimplemented("buffer_write");
+  }
+  /// Device to host.
+  virtual Status read(void *dst, BufferBase &src, uint64_t srcOffset,
+                      uint64_t size, StreamBase *stream) {
+    return Status::unimplemented("buffer_read");
+  }
+  /// Device to device, both buffers of this plugin.
+  virtual Status copy(BufferBase &dst, uint64_t dstOffset, BufferBase &src,
+                      uint64_t srcOffset, uint64_t size, StreamBase *stream) {
+    return Status::unimplemented("buffer_copy");
+  }
+  virtual Status memset(BufferBase &buffer, uint64_t offset, uint64_t size,
+                        uint8_t value, StreamBase *stream) {
+    return Status::unimplemented("buffer_memset");
+  }
+  virtual Status createStream(std::unique_ptr<StreamBase> &stream) {
+    return Status::unimplemented("stream_create");
+  }
+  virtual Status createEvent(std::unique_ptr<EventBase> &event) {
+    return Status::unimplemented("event_create");
+  }
+  /// Loads an image made by this plugin's compile; |image| may be freed once
+  /// this returns.
+  virtual Status loadModule(const void *image, size_t size,
+                            std::unique_ptr<ModuleBase> &module) {
+    return Status::unimplemented("module_load");
+  }
+
+private:
+  PluginBase &owner;
+};
+
+/// The plugin's identity, as plugin_get_info reports it.
+struct PluginInfo {
+  /// The backend name, [a-z0-9_]+, equal to the `<backend>` of the file name
+  /// `libtegula_plugin_<backend>.so`.
+  std::string name;
+  /// The plugin's own version, e.g. "0.1.0".
+  std::string version;
+  std::string vendor;
+  /// The archs it compiles for, e.g. "sm_90".
+  std::vector<std::string> targets;
+};
+
+/// One initialized instance of the plugin. Derive from it, pass the
+/// PluginInfo to the constructor, and find devices in initialize().
+class PluginBase : public tg_plugin {
+public:
+  explicit PluginBase(PluginInfo info) : identity(std::move(info)) {
+    for (const std::string &target : identity.targets)
+      targetNames.push_back(target.c_str());
+  }
+
+  /// Called once, right after construction, with the ABI version the runtime
+  /// speaks. Discover devices here (addDevice, or setNoDeviceReason when there
+  /// is none: no device is not an error). An error makes the runtime skip the
+  /// plugin and show the message.
+  virtual Status initialize(uint32_t runtimeMajor, uint32_t runtimeMinor) {
+    return Status::success();
+  }
+
+  /// Compiles |request| into |image|. The default says compiling for the
+  /// target is not implemented yet.
+  virtual Status compile(const CompileRequest &request,
+                         std::unique_ptr<CompiledImage> &image) {
+    return Status(TG_ERROR_UNIMPLEMENTED,
+                  "compiling for " + request.target + " is not implemented");
+  }
+
+  const PluginInfo &info() const { return identity; }
+  const std::vector<std::unique_ptr<DeviceBase>> &devices() const {
+    return ownedDevices;
+  }
+  /// Why there is no device; empty when there are devices or no reason.
+  const std::string &noDeviceReason() const { return reason; }
+
+  /// The C views the kit hands out (live as long as the plugin).
+  const char *const *targetArray() const { return targetNames.data(); }
+  tg_device_t *const *deviceArray() const { return deviceHandles.data(); }
+
+protected:
+  /// Adds a device; call from initialize() only (the list is fixed after it).
+  DeviceBase &addDevice(std::unique_ptr<DeviceBase> device) {
+    deviceHandles.push_back(device.get());
+    ownedDevices.push_back(std::move(device));
+    return *ownedDevices.back();
+  }
+  /// One line saying why there is no device ("no CUDA driver found (...)").
+  void setNoDeviceReason(std::string why) { reason = std::move(why); }
+
+private:
+  PluginInfo identity;
+  std::vector<const char *> targetNames;
+  std::vector<std::unique_ptr<DeviceBase>> ownedDevices;
+  std::vector<tg_device_t *> deviceHandles;
+  std::string reason;
+};
+
+//===-- The function table ----------------------------------------------------===//
+
+namespace detail {
+
+/// Runs |body| (returning Status) behind the exception guard.
+template <typename Body> tg_error_t *call(Body &&body) noexcept {
+  return guard([&]() -> tg_error_t * { return body().toError(); });
+}
+
+/// Returns TG_ERROR_INVALID_ARGUMENT naming |what| when |handle| is NULL.
+#define TG_KIT_REQUIRE(handle, what)                                           \
+  do {                                                                         \
+    if (!(handle))                                                             \
+      return ::tegula::plugin::makeError(TG_ERROR_INVALID_ARGUMENT,            \
+                                         what " is NULL");                     \
+  } while (0)
+
+template <typename To, typename From> To &as(From *handle) {
+  return *static_cast<To *>(handle);
+}
+
+template <typename PluginT>
+tg_error_t *pluginInitialize(tg_plugin_initialize_args *args) {
+  TG_CHECK_ARGS(args, tg_plugin_initialize_args, plugin);
+  return guard([&]() -> tg_error_t * {
+    auto plugin = std::make_unique<PluginT>();
+    Status status = plugin->initialize(args->runtime_major,
+                                       args->runtime_minor);
+    if (!status.ok())
+      return status.toError();
+    args->plugin = plugin.release();
+    return nullptr;
+  });
+}
+
+inline tg_error_t *pluginDestroy(tg_plugin_destroy_args *args) {
+  TG_CHECK_ARGS(args, tg_plugin_destroy_args, plugin);
+  return guard([&]() -> tg_error_t * {
+    delete args->plugin;
+    return nullptr;
+  });
+}
+
+inline tg_error_t *pluginGetInfo(tg_plugin_get_info_args *args) {
+  TG_CHECK_ARGS(args, tg_plugin_get_info_args, num_targets);
+  TG_KIT_REQUIRE(args->plugin, "plugin");
+  const PluginBase &plugin = as<PluginBase>(args->plugin);
+  args->name = plugin.info().name.c_str();
+  args->version = plugin.info().version.c_str();
+  args->vendor = plugin.info().vendor.c_str();
+  args->targets = plugin.targetArray();
+  args->num_targets = plugin.info().targets.size();
+  return nullptr;
+}
+
+inline tg_error_t *pluginGetDevices(tg_plugin_get_devices_args *args) {
+  TG_CHECK_ARGS(args, tg_plugin_get_devices_args, status);
+  TG_KIT_REQUIRE(args->plugin, "plugin");
+  const PluginBase &plugin = as<PluginBase>(args->plugin);
+  args->devices = plugin.deviceArray();
+  args->num_devices = plugin.devices().size();
+  args->status = plugin.noDeviceReason().empty()
+                     ? nullptr
+                     : plugin.noDeviceReason().c_str();
+  return nullptr;
+}
+
+inline tg_error_t *deviceGetProperties(tg_device_get_properties_args *args) {
+  TG_CHECK_ARGS(args, tg_device_get_properties_args, properties);
+  TG_KIT_REQUIRE(args->device, "device");
+  TG_KIT_REQUIRE(args->properties, "properties");
+  return guard([&]() -> tg_error_t * {
+    copyProperties(as<DeviceBase>(args->device).properties(),
+                   args->properties);
+    return nullptr;
+  });
+}
+
+inline tg_error_t *pluginCompile(tg_plugin_compile_args *args) {
+  TG_CHECK_ARGS(args, tg_plugin_compile_args, metadata);
+  TG_KIT_REQUIRE(args->plugin, "plugin");
+  TG_KIT_REQUIRE(args->target, "target");
+  if (args->num_options)
+    TG_KIT_REQUIRE(args->options, "options");
+  return guard([&]() -> tg_error_t * {
+    CompileRequest request;
+    request.target = args->target;
+    request.bytecode = args->bytecode;
+    request.bytecodeSize = args->bytecode_size;
+    for (size_t i = 0; i < args->num_options; ++i)
+      request.options.emplace_back(
+          args->options[i].key ? args->options[i].key : "",
+          args->options[i].value ? args->options[i].value : "");
+    std::unique_ptr<CompiledImage> image;
+    Status status = as<PluginBase>(args->plugin).compile(request, image);
+    if (!status.ok())
+      return status.toError();
+    if (!image)
+      return makeError(TG_ERROR_INTERNAL, "compile succeeded without an image");
+    args->metadata = &image->metadata();
+    args->image_data = image->data.data();
+    args->image_size = image->data.size();
+    args->image = image.release();
+    return nullptr;
+  });
+}
+
+inline tg_error_t *imageDestroy(tg_image_destroy_args *args) {
+  TG_CHECK_ARGS(args, tg_image_destroy_args, image);
+  return guard([&]() -> tg_error_t * {
+    delete args->image;
+    return nullptr;
+  });
+}
+
+inline tg_error_t *bufferAlloc(tg_buffer_alloc_args *args) {
+  TG_CHECK_ARGS(args, tg_buffer_alloc_args, device_address);
+  TG_KIT_REQUIRE(args->device, "device");
+  return call([&] {
+    std::unique_ptr<BufferBase> buffer;
+    Status status = as<DeviceBase>(args->device).allocate(args->size, buffer);
+    if (status.ok() && !buffer)
+      return Status(TG_ERROR_INTERNAL, "allocate succeeded without a buffer");
+    if (status.ok()) {
+      args->device_address = buffer->deviceAddress();
+      args->buffer = buffer.release();
+    }
+    return status;
+  });
+}
+
+inline tg_error_t *bufferFree(tg_buffer_free_args *args) {
+  TG_CHECK_ARGS(args, tg_buffer_free_args, buffer);
+  return guard([&]() -> tg_error_t * {
+    delete args->buffer;
+    return nullptr;
+  });
+}
+
+inline StreamBase *streamOf(tg_stream_t *stream) {
+  return stream ? static_cast<StreamBase *>(stream) : nullptr;
+}
+
+inline tg_error_t *bufferWrite(tg_buffer_write_args *args) {
+  TG_CHECK_ARGS(args, tg_buffer_write_args, size);
+  TG_KIT_REQUIRE(args->dst, "dst");
+  BufferBase &dst = as<BufferBase>(args->dst);
+  return call([&] {
+    return dst.device().write(dst, args->dst_offset, args->src, args->size,
+                              streamOf(args->stream));
+  });
+}
+
+inline tg_error_t *bufferRead(tg_buffer_read_args *args) {
+  TG_CHECK_ARGS(args, tg_buffer_read_args, size);
+  TG_KIT_REQUIRE(args->src, "src");
+  BufferBase &src = as<BufferBase>(args->src);
+  return call([&] {
+    return src.device().read(args->dst, src, args->src_offset, args->size,
+                             streamOf(args->stream));
+  });
+}
+
+inline tg_error_t *bufferCopy(tg_buffer_copy_args *args) {
+  TG_CHECK_ARGS(args, tg_buffer_copy_args, size);
+  TG_KIT_REQUIRE(args->dst, "dst");
+  TG_KIT_REQUIRE(args->src, "src");
+  BufferBase &dst = as<BufferBase>(args->dst);
+  return call([&] {
+    return dst.device().copy(dst, args->dst_offset, as<BufferBase>(args->src),
+                             args->src_offset, args->size,
+                             streamOf(args->stream));
+  });
+}
+
+inline tg_error_t *bufferMemset(tg_buffer_memset_args *args) {
+  TG_CHECK_ARGS(args, tg_buffer_memset_args, value);
+  TG_KIT_REQUIRE(args->buffer, "buffer");
+  BufferBase &buffer = as<BufferBase>(args->buffer);
+  return call([&] {
+    return buffer.device().memset(buffer, args->offset, args->size,
+                                  args->value, streamOf(args->stream));
+  });
+}
+
+inline tg_error_t *streamCreate(tg_stream_create_args *args) {
+  TG_CHECK_ARGS(args, tg_stream_create_args, stream);
+  TG_KIT_REQUIRE(args->device, "device");
+  return call([&] {
+    std::unique_ptr<StreamBase> stream;
+    Status status = as<DeviceBase>(args->device).createStream(stream);
+    if (status.ok() && !stream)
+      return Status(TG_ERROR_INTERNAL, "createStream succeeded without a stream");
+    if (status.ok())
+      args->stream = stream.release();
+    return status;
+  });
+}
+
+inline tg_error_t *streamDestroy(tg_stream_destroy_args *args) {
+  TG_CHECK_ARGS(args, tg_stream_destroy_args, stream);
+  TG_KIT_REQUIRE(args->stream, "stream");
+  return call([&] {
+    // The ABI: wait for the stream's work, then destroy it (even when the
+    // wait fails: the handle is gone either way).
+    std::unique_ptr<StreamBase> stream(&as<StreamBase>(args->stream));
+    return stream->synchronize();
+  });
+}
+
+inline tg_error_t *streamSynchronize(tg_stream_synchronize_args *args) {
+  TG_CHECK_ARGS(args, tg_stream_synchronize_args, stream);
+  TG_KIT_REQUIRE(args->stream, "stream");
+  return call([&] { return as<StreamBase>(args->stream).synchronize(); });
+}
+
+inline tg_error_t *streamWaitEvent(tg_stream_wait_event_args *args) {
+  TG_CHECK_ARGS(args, tg_stream_wait_event_args, event);
+  TG_KIT_REQUIRE(args->stream, "stream");
+  TG_KIT_REQUIRE(args->event, "event");
+  return call([&] {
+    return as<StreamBase>(args->stream).waitEvent(as<EventBase>(args->event));
+  });
+}
+
+inline tg_error_t *eventCreate(tg_event_create_args *args) {
+  TG_CHECK_ARGS(args, tg_event_create_args, event);
+  TG_KIT_REQUIRE(args->device, "device");
+  return call([&] {
+    std::unique_ptr<EventBase> event;
+    Status status = as<DeviceBase>(args->device).createEvent(event);
+    if (status.ok() && !event)
+      return Status(TG_ERROR_INTERNAL, "createEvent succeeded without an event");
+    if (status.ok())
+      args->event = event.release();
+    return status;
+  });
+}
+
+inline tg_error_t *eventDestroy(tg_event_destroy_args *args) {
+  TG_CHECK_ARGS(args, tg_event_destroy_args, event);
+  return guard([&]() -> tg_error_t * {
+    delete args->event;
+    return nullptr;
+  });
+}
+
+inline tg_error_t *eventRecord(tg_event_record_args *args) {
+  TG_CHECK_ARGS(args, tg_event_record_args, stream);
+  TG_KIT_REQUIRE(args->event, "event");
+  TG_KIT_REQUIRE(args->stream, "stream");
+  return call([&] {
+    return as<EventBase>(args->event).record(as<StreamBase>(args->stream));
+  });
+}
+
+inline tg_error_t *eventSynchronize(tg_event_synchronize_args *args) {
+  TG_CHECK_ARGS(args, tg_event_synchronize_args, event);
+  TG_KIT_REQUIRE(args->event, "event");
+  return call([&] { return as<EventBase>(args->event).synchronize(); });
+}
+
+inline tg_error_t *eventElapsedTime(tg_event_elapsed_time_args *args) {
+  TG_CHECK_ARGS(args, tg_event_elapsed_time_args, milliseconds);
+  TG_KIT_REQUIRE(args->start, "start");
+  TG_KIT_REQUIRE(args->end, "end");
+  return call([&] {
+    return as<EventBase>(args->end).elapsedSince(as<EventBase>(args->start),
+                                                 args->milliseconds);
+  });
+}
+
+inline tg_error_t *moduleLoad(tg_module_load_args *args) {
+  TG_CHECK_ARGS(args, tg_module_load_args, module);
+  TG_KIT_REQUIRE(args->device, "device");
+  if (args->image_size)
+    TG_KIT_REQUIRE(args->image, "image");
+  return call([&] {
+    std::unique_ptr<ModuleBase> module;
+    Status status = as<DeviceBase>(args->device)
+                        .loadModule(args->image, args->image_size, module);
+    if (status.ok() && !module)
+      return Status(TG_ERROR_INTERNAL, "loadModule succeeded without a module");
+    if (status.ok())
+      args->module = module.release();
+    return status;
+  });
+}
+
+inline tg_error_t *moduleUnload(tg_module_unload_args *args) {
+  TG_CHECK_ARGS(args, tg_module_unload_args, module);
+  return guard([&]() -> tg_error_t * {
+    delete args->module;
+    return nullptr;
+  });
+}
+
+inline tg_error_t *moduleGetKernel(tg_module_get_kernel_args *args) {
+  TG_CHECK_ARGS(args, tg_module_get_kernel_args, kernel);
+  TG_KIT_REQUIRE(args->module, "module");
+  TG_KIT_REQUIRE(args->name, "name");
+  return call([&] {
+    KernelBase *kernel = nullptr;
+    Status status = as<ModuleBase>(args->module).getKernel(args->name, kernel);
+    if (status.ok() && !kernel)
+      return Status(TG_ERROR_INTERNAL, "getKernel succeeded without a kernel");
+    if (status.ok())
+      args->kernel = kernel;
+    return status;
+  });
+}
+
+inline tg_error_t *kernelLaunch(tg_kernel_launch_args *args) {
+  TG_CHECK_ARGS(args, tg_kernel_launch_args, packed_args_size);
+  TG_KIT_REQUIRE(args->kernel, "kernel");
+  return call([&] {
+    LaunchRequest request;
+    request.stream = streamOf(args->stream);
+    std::memcpy(request.grid, args->grid, sizeof(request.grid));
+    std::memcpy(request.block, args->block, sizeof(request.block));
+    request.dynamicSharedMemory = args->dynamic_shared_memory;
+    request.packedArgs = args->packed_args;
+    request.packedArgsSize = args->packed_args_size;
+    return as<KernelBase>(args->kernel).launch(request);
+  });
+}
+
+#undef TG_KIT_REQUIRE
+
+} // namespace detail
+
+/// The function table for plugin class |PluginT| (derived from PluginBase,
+/// default-constructible), or NULL when the runtime speaks another major
+/// version. Return it from `tg_plugin_get_api`.
+template <typename PluginT>
+const tg_plugin_api *pluginApi(uint32_t runtimeMajor, uint32_t runtimeMinor) {
+  static_assert(std::is_base_of<PluginBase, PluginT>::value,
+                "a plugin class derives from tegula::plugin::PluginBase");
+  (void)runtimeMinor;
+  static const tg_plugin_api table = [] {
+    tg_plugin_api t{};
+    t.struct_size = sizeof(t);
+    t.major_version = TG_PLUGIN_API_MAJOR;
+    t.minor_version = TG_PLUGIN_API_MINOR;
+    t.error_destroy = errorDestroy;
+    t.error_message = errorMessage;
+    t.error_get_code = errorGetCode;
+    t.plugin_initialize = detail::pluginInitialize<PluginT>;
+    t.plugin_destroy = detail::pluginDestroy;
+    t.plugin_get_info = detail::pluginGetInfo;
+    t.plugin_get_devices = detail::pluginGetDevices;
+    t.device_get_properties = detail::deviceGetProperties;
+    t.plugin_compile = detail::pluginCompile;
+    t.image_destroy = detail::imageDestroy;
+    t.buffer_alloc = detail::bufferAlloc;
+    t.buffer_free = detail::bufferFree;
+    t.buffer_write = detail::bufferWrite;
+    t.buffer_read = detail::bufferRead;
+    t.buffer_copy = detail::bufferCopy;
+    t.buffer_memset = detail::bufferMemset;
+    t.stream_create = detail::streamCreate;
+    t.stream_destroy = detail::streamDestroy;
+    t.stream_synchronize = detail::streamSynchronize;
+    t.stream_wait_event = detail::streamWaitEvent;
+    t.event_create = detail::eventCreate;
+    t.event_destroy = detail::eventDestroy;
+    t.event_record = detail::eventRecord;
+    t.event_synchronize = detail::eventSynchronize;
+    t.event_elapsed_time = detail::eventElapsedTime;
+    t.module_load = detail::moduleLoad;
+    t.module_unload = detail::moduleUnload;
+    t.module_get_kernel = detail::moduleGetKernel;
+    t.kernel_launch = detail::kernelLaunch;
+    return t;
+  }();
+  return runtimeMajor == TG_PLUGIN_API_MAJOR ? &table : nullptr;
+}
+
+} // namespace tegula::plugin
+
+#endif // TEGULA_BACKENDKIT_PLUGINBASE_H

@@ -1,0 +1,119 @@
+//===- tegula/BackendKit/TargetHooks.h - What lowering asks a target -*- C++ -*-===//
+//
+// The questions middle/'s generic distributed lowering will ask a target
+// while it turns layouted tile IR into per-thread code: how wide a warp is,
+// which address spaces hold global and shared memory, and how to build the
+// handful of operations that differ between GPUs (program and thread ids,
+// the block barrier, cross-lane shuffles).
+//
+// Status: an interface, honestly incomplete. The generic lowering that calls
+// it does not exist yet (it comes with the layout engine in middle/), so
+// nothing in Tegula calls these hooks today. The interface grows with that
+// lowering - likely next: shared-memory allocation base, matrix-unit
+// instruction builders (mma / wgmma, mfma / wmma, dpas), async copies,
+// atomics - and every addition is an ABI-neutral C++ change, because hooks
+// never cross the plugin C boundary: a plugin uses them inside itself.
+//
+// GpuDialectTargetHooks implements them with MLIR's `gpu` dialect, which
+// upstream conversions lower to NVVM (convert-gpu-to-nvvm), ROCDL
+// (convert-gpu-to-rocdl) and SPIR-V (convert-gpu-to-spirv); a backend can
+// use it as is or override single hooks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_BACKENDKIT_TARGETHOOKS_H
+#define TEGULA_BACKENDKIT_TARGETHOOKS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/Value.h"
+
+namespace tegula::backend {
+
+/// The axes of a launch grid and of a block.
+enum class Axis : unsigned { X = 0, Y = 1, Z = 2 };
+
+/// How a cross-lane shuffle picks its source lane (as `gpu.shuffle`).
+enum class ShuffleKind {
+  /// From lane `lane ^ offset` (butterfly reductions).
+  Xor,
+  /// From lane `lane - offset`.
+  Up,
+  /// From lane `lane + offset`.
+  Down,
+  /// From lane `offset`.
+  Index,
+};
+
+/// The target-specific operations and numbers the generic lowering needs.
+/// Every builder inserts at |builder|'s insertion point, at |loc|, and
+/// returns the new value; all integers it returns are i32. Implementations
+/// must be stateless or thread-safe: one instance serves concurrent compiles.
+class TargetHooks {
+public:
+  virtual ~TargetHooks();
+
+  /// Threads per warp (wavefront, sub-group) of the code being generated.
+  virtual unsigned getWarpSize() const = 0;
+  /// The address space of pointers into global memory.
+  virtual unsigned getGlobalAddressSpace() const = 0;
+  /// The address space of pointers into shared (local, LDS, SLM) memory.
+  virtual unsigned getSharedAddressSpace() const = 0;
+
+  /// The program (block) id along |axis|: `tl.program_id`.
+  virtual mlir::Value buildProgramId(mlir::OpBuilder &builder,
+                                     mlir::Location loc, Axis axis) const = 0;
+  /// The number of programs along |axis|: `tl.num_programs`.
+  virtual mlir::Value buildNumPrograms(mlir::OpBuilder &builder,
+                                       mlir::Location loc,
+                                       Axis axis) const = 0;
+  /// The thread's id within its block along x (blocks are 1-D in Tegula:
+  /// layouts spread warps, not the launch, over dimensions).
+  virtual mlir::Value buildThreadId(mlir::OpBuilder &builder,
+                                    mlir::Location loc) const = 0;
+  /// A barrier across the block that also orders shared-memory accesses.
+  virtual void buildBarrier(mlir::OpBuilder &builder,
+                            mlir::Location loc) const = 0;
+  /// Exchanges |value| (i32 or f32; wider values are split by the caller)
+  /// between the lanes of a warp; |offset| is an i32 as |kind| describes.
+  /// Returns the value read from the source lane.
+  virtual mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
+                                   mlir::Value value, ShuffleKind kind,
+                                   mlir::Value offset) const = 0;
+};
+
+/// TargetHooks on MLIR's `gpu` dialect (gpu.block_id, gpu.grid_dim,
+/// gpu.thread_id, gpu.barrier, gpu.shuffle), with index results cast to i32.
+/// The caller loads the gpu and arith dialects into the context.
+class GpuDialectTargetHooks : public TargetHooks {
+public:
+  /// |warpSize| threads per warp; the address spaces the target's pointer
+  /// types use (NVPTX: global 1, shared 3; AMDGPU: 1 and 3; SPIR-V
+  /// CrossWorkgroup 1 and Workgroup 3 under the OpenCL mapping).
+  GpuDialectTargetHooks(unsigned warpSize, unsigned globalAddressSpace,
+                        unsigned sharedAddressSpace);
+
+  unsigned getWarpSize() const override { return warpSize; }
+  unsigned getGlobalAddressSpace() const override { return globalSpace; }
+  unsigned getSharedAddressSpace() const override { return sharedSpace; }
+  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
+                             Axis axis) const override;
+  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
+                               Axis axis) const override;
+  mlir::Value buildThreadId(mlir::OpBuilder &builder,
+                            mlir::Location loc) const override;
+  void buildBarrier(mlir::OpBuilder &builder,
+                    mlir::Location loc) const override;
+  mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::Value value, ShuffleKind kind,
+                           mlir::Value offset) const override;
+
+private:
+  unsigned warpSize;
+  unsigned globalSpace;
+  unsigned sharedSpace;
+};
+
+} // namespace tegula::backend
+
+#endif // TEGULA_BACKENDKIT_TARGETHOOKS_H

@@ -1,0 +1,84 @@
+//===- TargetHooks.cpp - Target hooks on the gpu dialect ------------------===//
+
+#include "tegula/BackendKit/TargetHooks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace tegula::backend;
+
+TargetHooks::~TargetHooks() = default;
+
+namespace {
+
+gpu::Dimension toDimension(Axis axis) {
+  switch (axis) {
+  case Axis::X:
+    return gpu::Dimension::x;
+  case Axis::Y:
+    return gpu::Dimension::y;
+  case Axis::Z:
+    return gpu::Dimension::z;
+  }
+  return gpu::Dimension::x;
+}
+
+gpu::ShuffleMode toMode(ShuffleKind kind) {
+  switch (kind) {
+  case ShuffleKind::Xor:
+    return gpu::ShuffleMode::XOR;
+  case ShuffleKind::Up:
+    return gpu::ShuffleMode::UP;
+  case ShuffleKind::Down:
+    return gpu::ShuffleMode::DOWN;
+  case ShuffleKind::Index:
+    return gpu::ShuffleMode::IDX;
+  }
+  return gpu::ShuffleMode::XOR;
+}
+
+/// An index value as i32 (ids and counts fit: grids and blocks are 32-bit).
+Value toI32(OpBuilder &builder, Location loc, Value index) {
+  return builder.create<arith::IndexCastOp>(loc, builder.getI32Type(), index);
+}
+
+} // namespace
+
+GpuDialectTargetHooks::GpuDialectTargetHooks(unsigned warpSize,
+                                             unsigned globalAddressSpace,
+                                             unsigned sharedAddressSpace)
+    : warpSize(warpSize), globalSpace(globalAddressSpace),
+      sharedSpace(sharedAddressSpace) {}
+
+Value GpuDialectTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
+                                            Axis axis) const {
+  return toI32(builder, loc,
+               builder.create<gpu::BlockIdOp>(loc, toDimension(axis)));
+}
+
+Value GpuDialectTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
+                                              Axis axis) const {
+  return toI32(builder, loc,
+               builder.create<gpu::GridDimOp>(loc, toDimension(axis)));
+}
+
+Value GpuDialectTargetHooks::buildThreadId(OpBuilder &builder,
+                                           Location loc) const {
+  return toI32(builder, loc,
+               builder.create<gpu::ThreadIdOp>(loc, gpu::Dimension::x));
+}
+
+void GpuDialectTargetHooks::buildBarrier(OpBuilder &builder,
+                                         Location loc) const {
+  builder.create<gpu::BarrierOp>(loc);
+}
+
+Value GpuDialectTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
+                                          Value value, ShuffleKind kind,
+                                          Value offset) const {
+  Value width = builder.create<arith::ConstantIntOp>(loc, warpSize, 32);
+  auto shuffle =
+      builder.create<gpu::ShuffleOp>(loc, value, offset, width, toMode(kind));
+  return shuffle.getShuffleResult();
+}

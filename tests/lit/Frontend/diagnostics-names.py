@@ -1,0 +1,139 @@
+# Names and calls: undefined names, tl / tl.math / triton members that do
+# not exist or cannot be used in kernels, unknown tensor attributes, @jit
+# calls with too many, unknown or missing arguments (Python's wording), an
+# unknown keyword to a tl builtin, range() outside a for, calling a tensor,
+# and an error inside a @jit helper (reported there, with a note at the
+# call; see diagnostics-recursion.py for a chain of notes).
+#
+# RUN: not tegula compile %s --kernel k_undefined --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNDEFINED
+# RUN: not tegula compile %s --kernel k_unknown_tl --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNKNOWN-TL
+# RUN: not tegula compile %s --kernel k_unknown_math --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNKNOWN-MATH
+# RUN: not tegula compile %s --kernel k_triton_attr --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TRITON-ATTR
+# RUN: not tegula compile %s --kernel k_tensor_attr --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TENSOR-ATTR
+# RUN: not tegula compile %s --kernel k_too_many --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TOO-MANY
+# RUN: not tegula compile %s --kernel k_bad_keyword --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=BAD-KEYWORD
+# RUN: not tegula compile %s --kernel k_missing_arg --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=MISSING-ARG
+# RUN: not tegula compile %s --kernel k_tl_bad_keyword --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TL-KEYWORD
+# RUN: not tegula compile %s --kernel k_range_outside_for --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=RANGE-VALUE
+# RUN: not tegula compile %s --kernel k_not_callable --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=NOT-CALLABLE
+# RUN: not tegula compile %s --kernel k_helper_error --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=HELPER-ERR
+
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def helper(x, y, SCALE: tl.constexpr = 2):
+    return x * y * SCALE
+
+
+@triton.jit
+def bad_helper(x):
+    # HELPER-ERR:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:14: error: incompatible shapes for +: [16] and [8]{{$}}
+    # HELPER-ERR-NEXT: {{^}}    return x + tl.arange(0, 8){{$}}
+    # HELPER-ERR-NEXT: {{^}}             ^{{$}}
+    return x + tl.arange(0, 8)
+
+
+@triton.jit
+def k_undefined(o_ptr):
+    # UNDEFINED:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:21: error: name 'y' is not defined{{$}}
+    # UNDEFINED-NEXT: {{^}}    tl.store(o_ptr, y){{$}}
+    # UNDEFINED-NEXT: {{^}}                    ^{{$}}
+    tl.store(o_ptr, y)
+
+
+@triton.jit
+def k_unknown_tl(o_ptr):
+    # UNKNOWN-TL:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:12: error: tl.frobnicate is not supported yet{{$}}
+    # UNKNOWN-TL-NEXT: {{^}}    x = tl.frobnicate(o_ptr){{$}}
+    # UNKNOWN-TL-NEXT: {{^}}           ^{{$}}
+    x = tl.frobnicate(o_ptr)
+
+
+@triton.jit
+def k_unknown_math(o_ptr):
+    # UNKNOWN-MATH:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:17: error: tl.math.frobnicate is not supported yet{{$}}
+    # UNKNOWN-MATH-NEXT: {{^}}    x = tl.math.frobnicate(o_ptr){{$}}
+    # UNKNOWN-MATH-NEXT: {{^}}                ^{{$}}
+    x = tl.math.frobnicate(o_ptr)
+
+
+@triton.jit
+def k_triton_attr(o_ptr):
+    # TRITON-ATTR:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:16: error: triton.next_power_of_2 cannot be used inside a kernel{{$}}
+    # TRITON-ATTR-NEXT: {{^}}    x = triton.next_power_of_2(4){{$}}
+    # TRITON-ATTR-NEXT: {{^}}               ^{{$}}
+    x = triton.next_power_of_2(4)
+
+
+@triton.jit
+def k_tensor_attr(o_ptr):
+    x = tl.arange(0, 16)
+    # TENSOR-ATTR:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:11: error: tensor has no attribute 'frobnicate'{{$}}
+    # TENSOR-ATTR-NEXT: {{^}}    y = x.frobnicate{{$}}
+    # TENSOR-ATTR-NEXT: {{^}}          ^{{$}}
+    y = x.frobnicate
+
+
+@triton.jit
+def k_too_many(o_ptr):
+    x = tl.arange(0, 16)
+    # TOO-MANY:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: error: helper() takes 3 positional arguments but 4 were given{{$}}
+    # TOO-MANY-NEXT: {{^}}    y = helper(x, x, 3, 4){{$}}
+    # TOO-MANY-NEXT: {{^}}        ^{{$}}
+    y = helper(x, x, 3, 4)
+
+
+@triton.jit
+def k_bad_keyword(o_ptr):
+    x = tl.arange(0, 16)
+    # BAD-KEYWORD:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: error: helper() got an unexpected keyword argument 'scale'{{$}}
+    # BAD-KEYWORD-NEXT: {{^}}    y = helper(x, x, scale=3){{$}}
+    # BAD-KEYWORD-NEXT: {{^}}        ^{{$}}
+    y = helper(x, x, scale=3)
+
+
+@triton.jit
+def k_missing_arg(o_ptr):
+    x = tl.arange(0, 16)
+    # MISSING-ARG:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: error: helper() missing required argument 'y'{{$}}
+    # MISSING-ARG-NEXT: {{^}}    y = helper(x){{$}}
+    # MISSING-ARG-NEXT: {{^}}        ^{{$}}
+    y = helper(x)
+
+
+@triton.jit
+def k_tl_bad_keyword(o_ptr):
+    # TL-KEYWORD:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: error: tl.load() got an unexpected keyword argument 'maks'{{$}}
+    # TL-KEYWORD-NEXT: {{^}}    x = tl.load(o_ptr, maks=None){{$}}
+    # TL-KEYWORD-NEXT: {{^}}        ^{{$}}
+    x = tl.load(o_ptr, maks=None)
+
+
+@triton.jit
+def k_range_outside_for(o_ptr):
+    # RANGE-VALUE:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: error: range() can only be used as the iterable of a for loop{{$}}
+    # RANGE-VALUE-NEXT: {{^}}    r = range(10){{$}}
+    # RANGE-VALUE-NEXT: {{^}}        ^{{$}}
+    r = range(10)
+
+
+@triton.jit
+def k_not_callable(o_ptr):
+    x = tl.arange(0, 16)
+    # NOT-CALLABLE:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: error: 'x' is not callable{{$}}
+    # NOT-CALLABLE-NEXT: {{^}}    y = x(3){{$}}
+    # NOT-CALLABLE-NEXT: {{^}}        ^{{$}}
+    y = x(3)
+
+
+@triton.jit
+def k_helper_error(o_ptr):
+    x = tl.arange(0, 16)
+    # HELPER-ERR-NEXT: {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:9: note: in call to 'bad_helper'{{$}}
+    # HELPER-ERR-NEXT: {{^}}    y = bad_helper(x){{$}}
+    # HELPER-ERR-NEXT: {{^}}        ^{{$}}
+    y = bad_helper(x)
+

@@ -1,0 +1,142 @@
+#!/bin/bash
+# Builds the Debian packages (cpack) from a built tree, installs them without
+# root into a scratch root with `dpkg -x`, and checks that
+#   (a) tegula-core alone finds no plugin and says how to add one;
+#   (b) adding a plugin package makes its plugin (and any device) appear;
+#   (c) tegula-sdk alone suffices to build a plugin out of tree: plugins/nvidia
+#       from its own folder and the SDK's sample plugin are built against the
+#       extracted SDK, loaded by the extracted core through
+#       TEGULA_PLUGIN_PATH, and pass the extracted conformance suite.
+# Usage: run-packaging-test.sh <build dir> <source dir> <work dir>
+# The work dir is wiped first; it is fixed (not random) so that ccache hits
+# when the out-of-tree plugins are built again.
+set -euo pipefail
+build=$1 src=$2 work=$3
+cmake=${CMAKE:-cmake} cpack=${CPACK:-cpack}
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+step() { echo "--- $*"; }
+# expect <output> <text>: the output must contain the text.
+expect() { grep -qF -- "$2" <<<"$1" || { echo "$1" >&2; fail "expected '$2'"; }; }
+expect_not() { ! grep -qF -- "$2" <<<"$1" || { echo "$1" >&2; fail "did not expect '$2'"; }; }
+
+rm -rf "$work"
+mkdir -p "$work"
+root=$work/root
+version=$(sed -n 's/^set(CPACK_PACKAGE_VERSION "\(.*\)")$/\1/p' "$build/CPackConfig.cmake")
+[ -n "$version" ] || fail "no CPACK_PACKAGE_VERSION in $build/CPackConfig.cmake"
+
+step "cpack -G DEB (staging in $work/cpack, packages in $build/packages)"
+(cd "$build" && "$cpack" -G DEB -B "$work/cpack" > "$work/cpack.log" 2>&1) ||
+  { cat "$work/cpack.log"; fail "cpack failed"; }
+pkgdir=$build/packages
+deb() { echo "$pkgdir/$1_${version}_amd64.deb"; }
+
+step "one package per component, no placeholders"
+plugins=()
+for backend in host nvidia amd intel; do
+  if [ -f "$build/lib/tegula/plugins/libtegula_plugin_$backend.so" ]; then
+    plugins+=("$backend")
+  fi
+done
+for package in tegula-core tegula-sdk "${plugins[@]/#/tegula-plugin-}"; do
+  [ -f "$(deb "$package")" ] || fail "no package $(deb "$package")"
+done
+if [ ! -f "$build/lib/tegula/plugins/libtegula_plugin_host.so" ]; then
+  [ ! -e "$(deb tegula-plugin-host)" ] || fail "a host package without a host plugin"
+fi
+core_files=$(dpkg-deb -c "$(deb tegula-core)")
+expect_not "$core_files" "libtegula_plugin_"
+for backend in "${plugins[@]}"; do
+  files=$(dpkg-deb -c "$(deb "tegula-plugin-$backend")" | awk '{print $6}' | grep -v '/$')
+  [ "$files" = "./usr/lib/tegula/plugins/libtegula_plugin_$backend.so" ] ||
+    fail "tegula-plugin-$backend holds: $files"
+  depends=$(dpkg-deb -f "$(deb "tegula-plugin-$backend")" Depends)
+  expect "$depends" "tegula-core (= $version)"
+done
+depends=$(dpkg-deb -f "$(deb tegula-core)" Depends)
+for dep in libmlir-19 libllvm19 libboost-filesystem1.74.0 libstdc++6; do
+  expect "$depends" "$dep"
+done
+expect "$(dpkg-deb -f "$(deb tegula-sdk)" Depends)" "tegula-core (= $version)"
+
+# The extracted tools run with a clean plugin environment.
+tegula_devices() {
+  env -u TEGULA_PLUGIN_PATH -u TEGULA_VISIBLE_BACKENDS "$@" \
+    "$root/usr/bin/tegula" devices 2>&1
+}
+
+step "(a) tegula-core alone: no plugin, and how to add one"
+dpkg -x "$(deb tegula-core)" "$root"
+out=$(tegula_devices) || { echo "$out"; fail "tegula devices failed"; }
+echo "$out"
+expect "$out" "Plugins (0 found, 0 loaded): none"
+expect "$out" "Devices: none"
+expect "$out" "No backend plugin is loaded"
+expect "$out" "install tegula-plugin-nvidia"
+# The folder named is the extracted root's, which shows the extracted
+# libtegula_runtime (not the build tree's) is the one running.
+expect "$out" "  $(realpath "$root")/usr/lib/tegula/plugins"
+
+step "(b) each plugin package makes its plugin appear"
+count=0
+for backend in "${plugins[@]}"; do
+  dpkg -x "$(deb "tegula-plugin-$backend")" "$root"
+  count=$((count + 1))
+  out=$(tegula_devices) || { echo "$out"; fail "tegula devices failed"; }
+  expect "$out" "Plugins ($count found, $count loaded):"
+  expect "$out" "loaded  $backend $version (ABI "
+  expect "$out" "from $root/usr/lib/tegula/plugins/libtegula_plugin_$backend.so"
+  # Devices, or the plugin's reason for having none.
+  grep -A4 "loaded  $backend " <<<"$out" | grep -qE "devices: ([0-9]+|none \(.+\))$" ||
+    { echo "$out"; fail "$backend reports neither devices nor a reason"; }
+done
+echo "$out"
+expect_not "$out" "No backend plugin is loaded"
+
+step "(c) the SDK alone builds plugins out of tree"
+dpkg -x "$(deb tegula-sdk)" "$root"
+launcher=()
+if command -v ccache > /dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
+fi
+build_plugin() { # <name> <source folder>
+  "$cmake" -S "$2" -B "$work/$1" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$root/usr" "${launcher[@]}" > "$work/$1.log" 2>&1 &&
+    "$cmake" --build "$work/$1" >> "$work/$1.log" 2>&1 ||
+    { cat "$work/$1.log"; fail "building $1 against the extracted SDK failed"; }
+  # Against the extracted SDK only, never the source tree's headers.
+  ! grep -q -- "-I$src/sdk" "$work/$1/build.ninja" ||
+    fail "$1 was compiled with the source tree's SDK headers"
+  grep -q -- "$root/usr/include" "$work/$1/build.ninja" ||
+    fail "$1 was not compiled with the extracted SDK's headers"
+  [ -f "$work/$1/lib/tegula/plugins/libtegula_plugin_$1.so" ] ||
+    fail "$1: no lib/tegula/plugins/libtegula_plugin_$1.so"
+}
+# A repository plugin, from its own folder.
+build_plugin nvidia "$src/plugins/nvidia"
+# The SDK's own sample, as a vendor gets it from the package.
+build_plugin sample "$root/usr/share/tegula/examples/sample-plugin"
+
+out=$(tegula_devices \
+  TEGULA_PLUGIN_PATH="$work/nvidia/lib/tegula/plugins:$work/sample/lib/tegula/plugins") ||
+  { echo "$out"; fail "tegula devices failed"; }
+echo "$out"
+expect "$out" "loaded  nvidia $version (ABI 1.0) from $work/nvidia/lib/tegula/plugins/libtegula_plugin_nvidia.so"
+expect "$out" "loaded  sample 0.1.0 (ABI 1.0) from $work/sample/lib/tegula/plugins/libtegula_plugin_sample.so"
+expect "$out" "libtegula_plugin_nvidia.so: backend 'nvidia' already loaded from $work/nvidia"
+expect "$out" "  sample:0  Tegula sample device 0"
+expect "$out" "target:                  sample:host_memory"
+
+step "(c) the extracted conformance suite passes on the out-of-tree plugins"
+conformance=$root/usr/bin/tegula-conformance
+"$conformance" --plugin="$work/sample/lib/tegula/plugins/libtegula_plugin_sample.so" \
+  --strict --fill-kernel=kernel=fill_u32 > "$work/conformance-sample.log" 2>&1 ||
+  { cat "$work/conformance-sample.log"; fail "conformance on sample failed"; }
+tail -n 1 "$work/conformance-sample.log"
+"$conformance" --plugin="$work/nvidia/lib/tegula/plugins/libtegula_plugin_nvidia.so" \
+  > "$work/conformance-nvidia.log" 2>&1 ||
+  { cat "$work/conformance-nvidia.log"; fail "conformance on nvidia failed"; }
+tail -n 1 "$work/conformance-nvidia.log"
+echo "PASS"

@@ -1,0 +1,357 @@
+//===- BackendKitTest.cpp - The SDK's C++ backend kit ---------------------===//
+//
+// LayoutPolicy's default blocked layout (checked against layouts Triton picks
+// for the same tiles), BlockedLayout::verify, GpuDialectTargetHooks (the IR
+// each hook builds), and PluginBase's function table driven directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tegula/BackendKit/LayoutPolicy.h"
+#include "tegula/BackendKit/PluginBase.h"
+#include "tegula/BackendKit/TargetHooks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using namespace tegula::backend;
+
+namespace {
+
+//===-- LayoutPolicy -----------------------------------------------------------===//
+
+BlockedLayout layout(std::initializer_list<unsigned> spt,
+                     std::initializer_list<unsigned> tpw,
+                     std::initializer_list<unsigned> wpb,
+                     std::initializer_list<unsigned> order) {
+  BlockedLayout l;
+  l.sizePerThread.assign(spt);
+  l.threadsPerWarp.assign(tpw);
+  l.warpsPerBlock.assign(wpb);
+  l.order.assign(order);
+  return l;
+}
+
+std::string str(const BlockedLayout &l) {
+  auto list = [](llvm::ArrayRef<unsigned> v) {
+    std::string s = "[";
+    for (unsigned x : v)
+      s += (s.size() > 1 ? "," : "") + std::to_string(x);
+    return s + "]";
+  };
+  return "spt" + list(l.sizePerThread) + " tpw" + list(l.threadsPerWarp) +
+         " wpb" + list(l.warpsPerBlock) + " order" + list(l.order);
+}
+
+// The expected layouts were worked out by hand from Triton's rule (the
+// coalescing pass's per-thread vector, then BlockedEncodingAttr's thread and
+// warp distribution), for 32-thread warps and 16-byte accesses; the first
+// two are the encodings Triton prints for a vector add and a 128x64 f16 load.
+TEST(DefaultBlockedLayout, MatchesTritonOnCommonTiles) {
+  struct Case {
+    std::vector<int64_t> shape;
+    unsigned bits;
+    std::vector<unsigned> order;
+    unsigned warps, contiguity;
+    BlockedLayout want;
+  } cases[] = {
+      // vector add: 1024 x f32, 4 warps, aligned -> 4 per thread.
+      {{1024}, 32, {0}, 4, 16, layout({4}, {32}, {4}, {0})},
+      // a 128x64 f16 tile, row-major -> 8 halves per thread along a row.
+      {{128, 64}, 16, {1, 0}, 4, 16, layout({1, 8}, {4, 8}, {4, 1}, {1, 0})},
+      // 64x64 f32 with 8 warps.
+      {{64, 64}, 32, {1, 0}, 8, 16, layout({1, 4}, {2, 16}, {8, 1}, {1, 0})},
+      // column-major: the vector runs down dimension 0.
+      {{64, 32}, 32, {0, 1}, 4, 16, layout({4, 1}, {16, 2}, {1, 4}, {0, 1})},
+      // unknown contiguity: scalar accesses.
+      {{1024}, 32, {0}, 4, 1, layout({1}, {32}, {4}, {0})},
+      // a tile smaller than the threads: one element each, lanes repeat.
+      {{16}, 32, {0}, 4, 16, layout({1}, {32}, {4}, {0})},
+  };
+  for (const Case &c : cases) {
+    BlockedLayout got =
+        defaultBlockedLayout(c.shape, c.bits, c.order, c.warps, 32, 16,
+                             c.contiguity);
+    EXPECT_EQ(str(got), str(c.want));
+    EXPECT_EQ(got.verify(32, c.warps), "") << str(got);
+  }
+}
+
+TEST(DefaultBlockedLayout, IsWellFormedForEveryTileShape) {
+  for (unsigned warpSize : {16u, 32u, 64u})
+    for (unsigned warps : {1u, 2u, 4u, 8u})
+      for (unsigned bits : {8u, 16u, 32u, 64u})
+        for (int64_t rows : {1, 2, 16, 128})
+          for (int64_t cols : {1, 4, 64, 256})
+            for (unsigned contiguity : {1u, 8u, 64u}) {
+              BlockedLayout l = defaultBlockedLayout(
+                  {rows, cols}, bits, {1, 0}, warps, warpSize, 16, contiguity);
+              ASSERT_EQ(l.verify(warpSize, warps), "")
+                  << rows << "x" << cols << ": " << str(l);
+              // One access never exceeds 16 bytes or the known contiguity.
+              ASSERT_LE(l.sizePerThread[1] * bits, 128u) << str(l);
+              ASSERT_LE(l.sizePerThread[1], std::max(contiguity, 1u));
+              ASSERT_LE(int64_t(l.sizePerThread[1]), cols);
+            }
+}
+
+TEST(BlockedLayout, VerifyNamesTheProblem) {
+  EXPECT_EQ(layout({1, 4}, {4, 8}, {4, 1}, {1, 0}).verify(32, 4), "");
+  EXPECT_EQ(layout({1, 4}, {4, 4}, {4, 1}, {1, 0}).verify(32, 4),
+            "threadsPerWarp multiplies to 16, not the warp size 32");
+  EXPECT_EQ(layout({1, 4}, {4, 8}, {2, 1}, {1, 0}).verify(32, 4),
+            "warpsPerBlock multiplies to 2, not 4 warps");
+  EXPECT_EQ(layout({1, 4}, {4, 8}, {4, 1}, {1, 1}).verify(32, 4),
+            "order is not a permutation of the dimensions");
+  EXPECT_EQ(layout({1}, {4, 8}, {4, 1}, {1, 0}).verify(32, 4),
+            "sizePerThread, threadsPerWarp, warpsPerBlock and order differ "
+            "in rank");
+  EXPECT_EQ(layout({0, 4}, {4, 8}, {4, 1}, {1, 0}).verify(32, 4),
+            "dimension 0 has a zero factor");
+}
+
+/// A policy for 64-wide wavefronts that only states its numbers.
+class Wave64Policy : public LayoutPolicy {
+public:
+  unsigned getWarpSize() const override { return 64; }
+  unsigned getMaxAccessBytes() const override { return 16; }
+  std::optional<MatrixInstruction>
+  selectMatrixInstruction(const DotProblem &dot) const override {
+    if (dot.aType != TG_TYPE_F16 || dot.m < 32 || dot.n < 32)
+      return std::nullopt;
+    return MatrixInstruction{TG_MATRIX_UNIT_AMD_MFMA, 0, 32, 32, 8};
+  }
+};
+
+TEST(LayoutPolicy, DefaultLayoutUsesThePolicysNumbers) {
+  Wave64Policy policy;
+  BlockedLayout l = policy.getBlockedLayout({64, 64}, 16, {1, 0}, 4, 16);
+  EXPECT_EQ(l.verify(64, 4), "");
+  EXPECT_EQ(str(l), str(layout({1, 8}, {8, 8}, {4, 1}, {1, 0})));
+  DotProblem small;
+  small.m = small.n = 16;
+  EXPECT_FALSE(policy.selectMatrixInstruction(small));
+  DotProblem big;
+  big.m = big.n = 128;
+  big.k = 64;
+  std::optional<MatrixInstruction> mfma = policy.selectMatrixInstruction(big);
+  ASSERT_TRUE(mfma);
+  EXPECT_EQ(mfma->unit, uint32_t(TG_MATRIX_UNIT_AMD_MFMA));
+}
+
+//===-- TargetHooks ------------------------------------------------------------===//
+
+TEST(GpuDialectTargetHooks, BuildsTheGpuOps) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                      mlir::gpu::GPUDialect>();
+  mlir::OpBuilder builder(&context);
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = builder.create<mlir::func::FuncOp>(
+      loc, "kernel", builder.getFunctionType({builder.getF32Type()}, {}));
+  builder.setInsertionPointToStart(func.addEntryBlock());
+
+  GpuDialectTargetHooks hooks(/*warpSize=*/64, /*global=*/1, /*shared=*/3);
+  EXPECT_EQ(hooks.getWarpSize(), 64u);
+  EXPECT_EQ(hooks.getGlobalAddressSpace(), 1u);
+  EXPECT_EQ(hooks.getSharedAddressSpace(), 3u);
+  mlir::Value pid = hooks.buildProgramId(builder, loc, Axis::Y);
+  mlir::Value nprog = hooks.buildNumPrograms(builder, loc, Axis::Z);
+  mlir::Value tid = hooks.buildThreadId(builder, loc);
+  hooks.buildBarrier(builder, loc);
+  mlir::Value one = builder.create<mlir::arith::ConstantIntOp>(loc, 1, 32);
+  mlir::Value shuffled = hooks.buildShuffle(
+      builder, loc, func.getArgument(0), ShuffleKind::Xor, one);
+  builder.create<mlir::func::ReturnOp>(loc);
+
+  for (mlir::Value v : {pid, nprog, tid})
+    EXPECT_TRUE(v.getType().isInteger(32));
+  EXPECT_TRUE(shuffled.getType().isF32());
+  ASSERT_TRUE(mlir::succeeded(mlir::verify(*module)));
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  for (const char *expected :
+       {"gpu.block_id  y", "gpu.grid_dim  z", "gpu.thread_id  x",
+        "gpu.barrier", "gpu.shuffle  xor", "arith.index_cast",
+        "arith.constant 64 : i32"})
+    EXPECT_NE(text.find(expected), std::string::npos)
+        << "no '" << expected << "' in\n"
+        << text;
+}
+
+//===-- PluginBase ---------------------------------------------------------------===//
+
+using namespace tegula::plugin;
+
+class KitDevice : public DeviceBase {
+public:
+  explicit KitDevice(PluginBase &plugin) : DeviceBase(plugin) {
+    props.struct_size = sizeof(props);
+    props.name = "kit device";
+    props.arch = "kitarch";
+    props.warp_size = 32;
+  }
+  const tg_device_properties &properties() const override { return props; }
+  Status createStream(std::unique_ptr<StreamBase> &) override {
+    throw std::runtime_error("stream pool exhausted");
+  }
+
+private:
+  tg_device_properties props{};
+};
+
+class KitPlugin : public PluginBase {
+public:
+  KitPlugin() : PluginBase({"kit", "2.3.4", "Tegula tests", {"a", "b"}}) {}
+  Status initialize(uint32_t major, uint32_t) override {
+    if (major != TG_PLUGIN_API_MAJOR)
+      return Status(TG_ERROR_VERSION_MISMATCH, "wrong major");
+    addDevice(std::make_unique<KitDevice>(*this));
+    return Status::success();
+  }
+};
+
+std::pair<int32_t, std::string> take(const tg_plugin_api *api,
+                                     tg_error_t *error) {
+  if (!error)
+    return {TG_SUCCESS, ""};
+  tg_error_message_args m{};
+  m.struct_size = sizeof(m);
+  m.error = error;
+  api->error_message(&m);
+  tg_error_get_code_args c{};
+  c.struct_size = sizeof(c);
+  c.error = error;
+  api->error_get_code(&c);
+  std::string message(m.message, m.message_size);
+  tg_error_destroy_args d{};
+  d.struct_size = sizeof(d);
+  d.error = error;
+  api->error_destroy(&d);
+  return {c.code, message};
+}
+
+class PluginBaseTable : public ::testing::Test {
+protected:
+  void SetUp() override {
+    api = pluginApi<KitPlugin>(TG_PLUGIN_API_MAJOR, TG_PLUGIN_API_MINOR);
+    ASSERT_NE(api, nullptr);
+    tg_plugin_initialize_args init{};
+    init.struct_size = sizeof(init);
+    init.runtime_major = TG_PLUGIN_API_MAJOR;
+    ASSERT_EQ(take(api, api->plugin_initialize(&init)).first, TG_SUCCESS);
+    plugin = init.plugin;
+    tg_plugin_get_devices_args devices{};
+    devices.struct_size = sizeof(devices);
+    devices.plugin = plugin;
+    ASSERT_EQ(take(api, api->plugin_get_devices(&devices)).first, TG_SUCCESS);
+    ASSERT_EQ(devices.num_devices, 1u);
+    EXPECT_EQ(devices.status, nullptr);
+    device = devices.devices[0];
+  }
+  void TearDown() override {
+    tg_plugin_destroy_args destroy{};
+    destroy.struct_size = sizeof(destroy);
+    destroy.plugin = plugin;
+    EXPECT_EQ(take(api, api->plugin_destroy(&destroy)).first, TG_SUCCESS);
+  }
+  const tg_plugin_api *api = nullptr;
+  tg_plugin_t *plugin = nullptr;
+  tg_device_t *device = nullptr;
+};
+
+TEST_F(PluginBaseTable, FillsEveryEntryAndNegotiates) {
+  EXPECT_EQ(api->struct_size, sizeof(tg_plugin_api));
+  EXPECT_EQ(api->major_version, uint32_t(TG_PLUGIN_API_MAJOR));
+  const char *first = reinterpret_cast<const char *>(&api->error_destroy);
+  const char *end = reinterpret_cast<const char *>(api) + api->struct_size;
+  for (const char *entry = first; entry < end; entry += sizeof(void *))
+    EXPECT_NE(*reinterpret_cast<void *const *>(entry), nullptr)
+        << "entry at offset " << entry - reinterpret_cast<const char *>(api);
+  EXPECT_EQ(pluginApi<KitPlugin>(TG_PLUGIN_API_MAJOR + 1, 0), nullptr);
+}
+
+TEST_F(PluginBaseTable, ReportsInfoAndProperties) {
+  tg_plugin_get_info_args info{};
+  info.struct_size = sizeof(info);
+  info.plugin = plugin;
+  ASSERT_EQ(take(api, api->plugin_get_info(&info)).first, TG_SUCCESS);
+  EXPECT_STREQ(info.name, "kit");
+  EXPECT_STREQ(info.version, "2.3.4");
+  ASSERT_EQ(info.num_targets, 2u);
+  EXPECT_STREQ(info.targets[1], "b");
+
+  tg_device_properties props{};
+  props.struct_size = sizeof(props);
+  tg_device_get_properties_args args{};
+  args.struct_size = sizeof(args);
+  args.device = device;
+  args.properties = &props;
+  ASSERT_EQ(take(api, api->device_get_properties(&args)).first, TG_SUCCESS);
+  EXPECT_STREQ(props.arch, "kitarch");
+  EXPECT_EQ(props.warp_size, 32u);
+}
+
+TEST_F(PluginBaseTable, WhatIsNotOverriddenIsUnimplemented) {
+  tg_buffer_alloc_args alloc{};
+  alloc.struct_size = sizeof(alloc);
+  alloc.device = device;
+  alloc.size = 64;
+  EXPECT_EQ(take(api, api->buffer_alloc(&alloc)),
+            std::make_pair(int32_t(TG_ERROR_UNIMPLEMENTED),
+                           std::string("buffer_alloc is not implemented")));
+  EXPECT_EQ(alloc.buffer, nullptr);
+
+  tg_plugin_compile_args compile{};
+  compile.struct_size = sizeof(compile);
+  compile.plugin = plugin;
+  compile.target = "a";
+  EXPECT_EQ(take(api, api->plugin_compile(&compile)),
+            std::make_pair(int32_t(TG_ERROR_UNIMPLEMENTED),
+                           std::string("compiling for a is not implemented")));
+}
+
+TEST_F(PluginBaseTable, ExceptionsAndBadArgumentsBecomeErrors) {
+  tg_stream_create_args stream{};
+  stream.struct_size = sizeof(stream);
+  stream.device = device;
+  EXPECT_EQ(take(api, api->stream_create(&stream)),
+            std::make_pair(int32_t(TG_ERROR_INTERNAL),
+                           std::string("internal error: stream pool exhausted")));
+
+  tg_buffer_alloc_args noDevice{};
+  noDevice.struct_size = sizeof(noDevice);
+  EXPECT_EQ(take(api, api->buffer_alloc(&noDevice)),
+            std::make_pair(int32_t(TG_ERROR_INVALID_ARGUMENT),
+                           std::string("device is NULL")));
+
+  tg_buffer_alloc_args tiny{};
+  tiny.struct_size = sizeof(size_t);
+  EXPECT_EQ(take(api, api->buffer_alloc(&tiny)).first,
+            TG_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(PluginBase, FailingInitializeIsReported) {
+  const tg_plugin_api *api =
+      pluginApi<KitPlugin>(TG_PLUGIN_API_MAJOR, TG_PLUGIN_API_MINOR);
+  tg_plugin_initialize_args init{};
+  init.struct_size = sizeof(init);
+  init.runtime_major = TG_PLUGIN_API_MAJOR + 1;
+  EXPECT_EQ(take(api, api->plugin_initialize(&init)),
+            std::make_pair(int32_t(TG_ERROR_VERSION_MISMATCH),
+                           std::string("wrong major")));
+  EXPECT_EQ(init.plugin, nullptr);
+}
+
+} // namespace

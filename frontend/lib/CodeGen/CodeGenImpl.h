@@ -196,8 +196,11 @@ public:
   Frame &frame() { return frames.back(); }
 
   SourceLocation currentLoc;
-  /// Depth of @jit calls, bounded to catch recursion.
-  unsigned callDepth = 0;
+  /// Statements generated so far (after unrolling and inlining), and how
+  /// often the rest of a function was duplicated into returning branches:
+  /// both are bounded so that no kernel compiles for minutes.
+  uint64_t statementsGenerated = 0;
+  uint64_t continuationsGenerated = 0;
   /// Triton types of the results of each noinline helper, by mangled name
   /// (the IR types lose integer signedness).
   llvm::StringMap<std::vector<TType>> helperResults;

@@ -13,6 +13,8 @@ using llvm::isa;
 
 namespace {
 constexpr int64_t kMaxStaticIterations = 4096;
+constexpr uint64_t kMaxStatements = 1000000;
+constexpr uint64_t kMaxContinuations = 4096;
 
 /// Whether two bindings of a name are the same value.
 bool sameBinding(const PyValue &a, const PyValue &b) {
@@ -57,6 +59,11 @@ Flow CodeGen::genBlock(ArrayRef<Stmt *> stmts, const Cont &after) {
     // What follows statement i: the rest of this block, then |after|. Only
     // a dynamic if whose branches return calls it.
     Cont restCont = [this, rest, &after]() {
+      if (++continuationsGenerated > kMaxContinuations)
+        error(rest.empty() ? currentLoc : rest.front()->getLoc(),
+              "conditional returns duplicate the rest of the kernel more than " +
+                  std::to_string(kMaxContinuations) +
+                  " times; restructure it with if/else");
       Flow f = genBlock(rest, after);
       if (f == Flow::Normal && after)
         after();
@@ -73,6 +80,10 @@ Flow CodeGen::genBlock(ArrayRef<Stmt *> stmts, const Cont &after) {
 
 Flow CodeGen::genStmt(const Stmt *s, const Cont &rest) {
   SourceLocation loc = s->getLoc();
+  if (++statementsGenerated > kMaxStatements)
+    error(loc, "the kernel is too large: more than " +
+                   std::to_string(kMaxStatements) +
+                   " statements after unrolling static loops and inlining calls");
   switch (s->getKind()) {
   case Stmt::Kind::Expr:
     eval(cast<ExprStmt>(s)->getValue());

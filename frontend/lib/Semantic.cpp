@@ -13,25 +13,12 @@ using namespace tegula::frontend;
 namespace {
 [[noreturn]] void fail(const std::string &message) { throw SemanticError(message); }
 
-std::string int128Str(__int128 v) {
-  if (v == 0)
-    return "0";
-  bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v)
-                            : static_cast<unsigned __int128>(v);
-  std::string s;
-  while (u) {
-    s.insert(s.begin(), char('0' + static_cast<int>(u % 10)));
-    u /= 10;
-  }
-  return neg ? "-" + s : s;
-}
 
 std::string numStr(const PyNum &n) {
   if (n.kind == PyNum::Bool)
     return n.i ? "True" : "False";
   if (n.kind == PyNum::Int)
-    return int128Str(n.i);
+    return int128ToString(n.i);
   std::string s;
   llvm::raw_string_ostream(s) << n.f;
   return s;

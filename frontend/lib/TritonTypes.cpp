@@ -175,6 +175,20 @@ mlir::Type TType::toMLIR(mlir::MLIRContext *context) const {
   return mlir::RankedTensorType::get(shape_, elem);
 }
 
+std::string tegula::frontend::int128ToString(__int128 v) {
+  if (v == 0)
+    return "0";
+  bool neg = v < 0;
+  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v)
+                            : static_cast<unsigned __int128>(v);
+  std::string s;
+  while (u) {
+    s.insert(s.begin(), char('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  }
+  return neg ? "-" + s : s;
+}
+
 std::string tegula::frontend::shapeStr(llvm::ArrayRef<int64_t> shape) {
   std::string s = "[";
   llvm::raw_string_ostream os(s);

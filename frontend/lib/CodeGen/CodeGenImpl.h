@@ -136,6 +136,17 @@ public:
                         const std::string &what);
   Flow genWhile(const WhileStmt *s);
   void genReturn(const ReturnStmt *s);
+  /// The loop-carried variables of |body|: names it assigns that hold
+  /// tensors or numbers before the loop (numbers become tensors), sorted,
+  /// except |exclude| (the induction variable), with their initial values.
+  void loopCarried(llvm::ArrayRef<Stmt *> body, llvm::StringRef exclude,
+                   SourceLocation loc, std::vector<std::string> &names,
+                   std::vector<TValue> &inits);
+  /// The values of |names| at the end of an iteration, of the types they
+  /// had before the loop (else a "loop-carried variable" error).
+  llvm::SmallVector<mlir::Value> carriedYields(llvm::ArrayRef<std::string> names,
+                                               llvm::ArrayRef<TValue> inits,
+                                               SourceLocation loc);
   /// Names assigned anywhere in |stmts| (not in nested defs).
   void collectAssigned(llvm::ArrayRef<Stmt *> stmts, llvm::StringSet<> &names);
   bool containsReturn(llvm::ArrayRef<Stmt *> stmts);

@@ -17,19 +17,6 @@ using llvm::isa;
 // Conversions
 //===----------------------------------------------------------------------===//
 
-static std::string int128ToString(__int128 v) {
-  if (v == 0)
-    return "0";
-  bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v)
-                            : static_cast<unsigned __int128>(v);
-  std::string s;
-  while (u) {
-    s.insert(s.begin(), char('0' + static_cast<int>(u % 10)));
-    u /= 10;
-  }
-  return neg ? "-" + s : s;
-}
 
 std::string CodeGen::describe(const PyValue &v) {
   switch (v.kind) {

@@ -517,6 +517,52 @@ Flow CodeGen::genIf(const IfStmt *s, size_t index, const Cont &rest) {
 // Loops
 //===----------------------------------------------------------------------===//
 
+void CodeGen::loopCarried(ArrayRef<Stmt *> body, llvm::StringRef exclude,
+                          SourceLocation loc, std::vector<std::string> &names,
+                          std::vector<TValue> &inits) {
+  llvm::StringSet<> assigned;
+  collectAssigned(body, assigned);
+  for (auto &name : assigned) {
+    if (name.getKey() == exclude)
+      continue;
+    auto it = frame().scope.find(name.getKey());
+    // Constexprs other than numbers that change in the loop are caught at
+    // its end.
+    if (it != frame().scope.end() && (it->second.isTensor() || it->second.isNumber()))
+      names.push_back(name.getKey().str());
+  }
+  llvm::sort(names);
+  for (const std::string &name : names) {
+    const PyValue &v = frame().scope[name];
+    if (v.isNumber()) {
+      at(loc);
+      inits.push_back(sem.toTensor(v.num));
+    } else {
+      inits.push_back(v.tensor);
+    }
+  }
+}
+
+SmallVector<Value> CodeGen::carriedYields(ArrayRef<std::string> names,
+                                          ArrayRef<TValue> inits,
+                                          SourceLocation loc) {
+  SmallVector<Value> yields;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    PyValue v = frame().scope[name];
+    if (v.isNumber()) {
+      at(loc);
+      v = PyValue::ofTensor(sem.cast(sem.toTensor(v.num), inits[i].dtype()));
+    }
+    if (!v.isTensor() || v.tensor.type != inits[i].type)
+      error(loc, "loop-carried variable '" + name + "' has type " +
+                     inits[i].type.str() + " before the loop but " +
+                     (v.isTensor() ? v.tensor.type.str() : describe(v)) +
+                     " at the end of an iteration");
+    yields.push_back(v.tensor.value);
+  }
+  return yields;
+}
+
 Flow CodeGen::genFor(const ForStmt *s, const Cont &rest) {
   if (s->hasElse())
     error(s->getElseLoc(), "'for ... else' is not supported in kernels");
@@ -623,37 +669,9 @@ Flow CodeGen::genFor(const ForStmt *s, const Cont &rest) {
   for (TValue &t : bounds)
     t = sem.cast(t, ivType);
 
-  // Loop-carried values: names the body assigns that exist before the loop.
-  llvm::StringSet<> assigned;
-  collectAssigned(s->getBody(), assigned);
   std::vector<std::string> carried;
   std::vector<TValue> inits;
-  for (auto &name : assigned) {
-    if (name.getKey() == targetName->getName())
-      continue;
-    auto it = frame().scope.find(name.getKey());
-    if (it == frame().scope.end())
-      continue;
-    PyValue v = it->second;
-    if (v.isNumber()) {
-      at(s->getLoc());
-      v = PyValue::ofTensor(sem.toTensor(v.num));
-    }
-    if (!v.isTensor())
-      continue; // constexprs that change in the loop are caught at the end
-    carried.push_back(name.getKey().str());
-    inits.push_back(v.tensor);
-  }
-  llvm::sort(carried);
-  inits.clear();
-  for (const std::string &name : carried) {
-    PyValue v = frame().scope[name];
-    if (v.isNumber()) {
-      at(s->getLoc());
-      v = PyValue::ofTensor(sem.toTensor(v.num));
-    }
-    inits.push_back(v.tensor);
-  }
+  loopCarried(s->getBody(), targetName->getName(), s->getLoc(), carried, inits);
   SmallVector<Value> initValues;
   for (const TValue &t : inits)
     initValues.push_back(t.value);
@@ -693,20 +711,7 @@ Flow CodeGen::genFor(const ForStmt *s, const Cont &rest) {
   Flow f = genBlock(s->getBody());
   (void)f;
   builder.setInsertionPointToEnd(body);
-  SmallVector<Value> yields;
-  for (auto [i, name] : llvm::enumerate(carried)) {
-    PyValue v = frame().scope[name];
-    if (v.isNumber()) {
-      at(s->getLoc());
-      v = PyValue::ofTensor(sem.cast(sem.toTensor(v.num), inits[i].dtype()));
-    }
-    if (!v.isTensor() || v.tensor.type != inits[i].type)
-      error(s->getLoc(), "loop-carried variable '" + name + "' has type " +
-                             inits[i].type.str() + " before the loop but " +
-                             (v.isTensor() ? v.tensor.type.str() : describe(v)) +
-                             " at the end of an iteration");
-    yields.push_back(v.tensor.value);
-  }
+  SmallVector<Value> yields = carriedYields(carried, inits, s->getLoc());
   // Constexprs may not change inside a dynamic loop.
   for (auto &kv : before) {
     if (kv.getValue().isTensor() || llvm::is_contained(carried, kv.getKey().str()))
@@ -734,22 +739,9 @@ Flow CodeGen::genWhile(const WhileStmt *s) {
     error(s->getElseLoc(), "'while ... else' is not supported in kernels");
   if (containsReturn(s->getBody()))
     error(s->getLoc(), "'return' inside a loop is not supported in kernels");
-  llvm::StringSet<> assigned;
-  collectAssigned(s->getBody(), assigned);
   std::vector<std::string> carried;
-  for (auto &name : assigned) {
-    auto it = frame().scope.find(name.getKey());
-    if (it != frame().scope.end() &&
-        (it->second.isTensor() || it->second.isNumber()))
-      carried.push_back(name.getKey().str());
-  }
-  llvm::sort(carried);
   std::vector<TValue> inits;
-  at(s->getLoc());
-  for (const std::string &name : carried) {
-    PyValue v = frame().scope[name];
-    inits.push_back(v.isNumber() ? sem.toTensor(v.num) : v.tensor);
-  }
+  loopCarried(s->getBody(), "", s->getLoc(), carried, inits);
   SmallVector<Value> initValues;
   SmallVector<Type> types;
   SmallVector<Location> locs;
@@ -780,20 +772,7 @@ Flow CodeGen::genWhile(const WhileStmt *s) {
   for (auto [i, name] : llvm::enumerate(carried))
     frame().scope[name] = PyValue::ofTensor(TValue{body->getArgument(i), inits[i].type});
   genBlock(s->getBody());
-  SmallVector<Value> yields;
-  for (auto [i, name] : llvm::enumerate(carried)) {
-    PyValue v = frame().scope[name];
-    if (v.isNumber()) {
-      at(s->getLoc());
-      v = PyValue::ofTensor(sem.cast(sem.toTensor(v.num), inits[i].dtype()));
-    }
-    if (!v.isTensor() || v.tensor.type != inits[i].type)
-      error(s->getLoc(), "loop-carried variable '" + name + "' has type " +
-                             inits[i].type.str() + " before the loop but " +
-                             (v.isTensor() ? v.tensor.type.str() : describe(v)) +
-                             " at the end of an iteration");
-    yields.push_back(v.tensor.value);
-  }
+  SmallVector<Value> yields = carriedYields(carried, inits, s->getLoc());
   builder.create<scf::YieldOp>(mlirLoc(s->getLoc()), yields);
   --frame().structuredDepth;
   frame().loops.pop_back();

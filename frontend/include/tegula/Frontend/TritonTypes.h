@@ -119,6 +119,9 @@ private:
   llvm::SmallVector<int64_t, 4> shape_;
 };
 
+/// The decimal text of |value| (constexpr integers are 128-bit).
+std::string int128ToString(__int128 value);
+
 /// "[128, 64]": a shape the way Triton prints it in messages.
 std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 

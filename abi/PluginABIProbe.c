@@ -9,7 +9,8 @@
  * is how the abi-check test sees a major bump.
  *
  * A new type in plugin.h that no existing parameter reaches (a new extension
- * struct, say) gets a parameter here.
+ * struct, say) gets a new probe function of its own: a parameter added to an
+ * existing one would read as an incompatible signature change.
  *
  *===----------------------------------------------------------------------===*/
 

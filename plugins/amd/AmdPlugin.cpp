@@ -3,22 +3,21 @@
 // Enumerates AMD GPUs through the HIP runtime (libamdhip64), loaded at run
 // time, so the plugin loads everywhere and says "HIP: no device" where there
 // is no AMD GPU. Types and signatures come from Debian's HIP headers (ROCm
-// 5.2); nothing is linked. Compiling comes in a later issue: plugin_compile
-// answers TG_ERROR_UNIMPLEMENTED, and the memory, stream and launch entries
-// are left NULL.
+// 5.2); nothing is linked. Written with the SDK's C++ kit
+// (tegula/BackendKit/PluginBase.h), which provides the function table.
+// Compiling comes in a later issue: compile answers TG_ERROR_UNIMPLEMENTED,
+// and so do memory, streams and launch (the kit's defaults).
 //
 //===----------------------------------------------------------------------===//
 
-#include "tegula/plugin_support.hpp"
+#include "tegula/BackendKit/PluginBase.h"
 
 #include <hip/hip_runtime_api.h>
 
 #include <dlfcn.h>
 
-#include <cstdio>
 #include <memory>
 #include <string>
-#include <vector>
 
 using namespace tegula::plugin;
 
@@ -45,25 +44,6 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
   fn = reinterpret_cast<Fn>(dlsym(library, name));
   return fn != nullptr;
 }
-
-} // namespace
-
-struct tg_device {
-  std::string name;
-  std::string arch;
-  tg_device_properties properties{};
-};
-
-struct tg_plugin {
-  HipRuntime hip;
-  std::vector<std::unique_ptr<tg_device>> devices;
-  std::vector<tg_device_t *> handles;
-  std::string status;
-};
-
-namespace {
-
-const char *const kTargets[] = {"gfx90a", "gfx942", "gfx1100"};
 
 /// Opens the HIP runtime: the unversioned name a ROCm install provides, then
 /// the sonames of ROCm 6 and 5. Returns NULL and sets |why| on failure.
@@ -95,143 +75,101 @@ uint32_t matrixUnitsFor(const std::string &arch) {
   return TG_MATRIX_UNIT_NONE;
 }
 
-void discover(tg_plugin &plugin) {
-  std::string why;
-  // Never dlclose'd: the HIP runtime keeps threads and exit handlers.
-  void *library = openHip(why);
-  if (!library) {
-    plugin.status = "no HIP runtime found (" + why + ")";
-    return;
+/// A HIP device: its properties, filled once at discovery.
+class HipDevice : public DeviceBase {
+public:
+  HipDevice(PluginBase &plugin, std::string deviceName, std::string deviceArch)
+      : DeviceBase(plugin), name(std::move(deviceName)),
+        arch(std::move(deviceArch)) {
+    props.struct_size = sizeof(props);
+    props.name = name.c_str();
+    props.arch = arch.c_str();
   }
-  HipRuntime &hip = plugin.hip;
-  resolve(library, "hipGetErrorName", hip.getErrorName); // Optional.
-  if (!resolve(library, "hipInit", hip.init) ||
-      !resolve(library, "hipGetDeviceCount", hip.getDeviceCount) ||
-      !resolve(library, "hipGetDeviceProperties", hip.getDeviceProperties)) {
-    plugin.status = "the HIP runtime lacks hipInit, hipGetDeviceCount or "
-                    "hipGetDeviceProperties";
-    return;
-  }
+  const tg_device_properties &properties() const override { return props; }
 
-  // hipInit fails without a GPU (101 here) but hipGetDeviceCount still gives
-  // the clearer answer (100, no device): report both.
-  hipError_t initResult = hip.init(0);
-  int count = 0;
-  hipError_t countResult = hip.getDeviceCount(&count);
-  if (countResult != hipSuccess || count == 0) {
-    plugin.status = "HIP: no device (";
-    if (initResult != hipSuccess)
-      plugin.status += "hipInit returned " + hip.describe(initResult) + ", ";
-    plugin.status += "hipGetDeviceCount returned " + hip.describe(countResult);
-    if (countResult == hipSuccess)
-      plugin.status += ", count 0";
-    plugin.status += ")";
-    return;
+  const std::string name;
+  const std::string arch;
+  tg_device_properties props{};
+};
+
+class AmdPlugin : public PluginBase {
+public:
+  AmdPlugin()
+      : PluginBase({"amd",
+                    "0.1.0",
+                    "AMD (through the HIP runtime)",
+                    {"gfx90a", "gfx942", "gfx1100"}}) {}
+
+  /// Loads the HIP runtime and lists the devices; on failure leaves the list
+  /// empty and says why (no device is not an error).
+  Status initialize(uint32_t, uint32_t) override {
+    setNoDeviceReason(discover());
+    return Status::success();
   }
 
-  for (int ordinal = 0; ordinal < count; ++ordinal) {
-    hipDeviceProp_t props{};
-    if (hip.getDeviceProperties(&props, ordinal) != hipSuccess)
-      continue;
-    auto dev = std::make_unique<tg_device>();
-    dev->name = props.name[0] ? props.name : "AMD GPU";
-    dev->arch = archFromGcnName(props.gcnArchName);
-    tg_device_properties &p = dev->properties;
-    p.struct_size = sizeof(p);
-    p.name = dev->name.c_str();
-    p.arch = dev->arch.c_str();
-    p.compute_units = props.multiProcessorCount;
-    p.warp_size = props.warpSize;
-    p.max_threads_per_block = props.maxThreadsPerBlock;
-    p.matrix_units = matrixUnitsFor(dev->arch);
-    p.shared_memory_per_block = props.sharedMemPerBlock;
-    p.global_memory = props.totalGlobalMem;
-    p.clock_khz = props.clockRate;
-    p.memory_clock_khz = props.memoryClockRate;
-    plugin.devices.push_back(std::move(dev));
+  Status compile(const CompileRequest &request,
+                 std::unique_ptr<CompiledImage> &) override {
+    return Status(TG_ERROR_UNIMPLEMENTED, "compiling for " + request.target +
+                                              " is not implemented yet");
   }
-  for (auto &dev : plugin.devices)
-    plugin.handles.push_back(dev.get());
-  if (plugin.devices.empty())
-    plugin.status = "HIP: no device could be queried";
-}
 
-tg_error_t *initialize(tg_plugin_initialize_args *args) {
-  TG_CHECK_ARGS(args, tg_plugin_initialize_args, plugin);
-  return guard([&]() -> tg_error_t * {
-    auto plugin = std::make_unique<tg_plugin>();
-    discover(*plugin);
-    args->plugin = plugin.release();
-    return nullptr;
-  });
-}
+private:
+  /// Fills the device list; returns why there is no device, or "".
+  std::string discover() {
+    std::string why;
+    // Never dlclose'd: the HIP runtime keeps threads and exit handlers.
+    void *library = openHip(why);
+    if (!library)
+      return "no HIP runtime found (" + why + ")";
+    resolve(library, "hipGetErrorName", hip.getErrorName); // Optional.
+    if (!resolve(library, "hipInit", hip.init) ||
+        !resolve(library, "hipGetDeviceCount", hip.getDeviceCount) ||
+        !resolve(library, "hipGetDeviceProperties", hip.getDeviceProperties))
+      return "the HIP runtime lacks hipInit, hipGetDeviceCount or "
+             "hipGetDeviceProperties";
 
-tg_error_t *destroy(tg_plugin_destroy_args *args) {
-  TG_CHECK_ARGS(args, tg_plugin_destroy_args, plugin);
-  delete args->plugin;
-  return nullptr;
-}
+    // hipInit fails without a GPU (101 here) but hipGetDeviceCount still
+    // gives the clearer answer (100, no device): report both.
+    hipError_t initResult = hip.init(0);
+    int count = 0;
+    hipError_t countResult = hip.getDeviceCount(&count);
+    if (countResult != hipSuccess || count == 0) {
+      std::string status = "HIP: no device (";
+      if (initResult != hipSuccess)
+        status += "hipInit returned " + hip.describe(initResult) + ", ";
+      status += "hipGetDeviceCount returned " + hip.describe(countResult);
+      if (countResult == hipSuccess)
+        status += ", count 0";
+      return status + ")";
+    }
 
-tg_error_t *getInfo(tg_plugin_get_info_args *args) {
-  TG_CHECK_ARGS(args, tg_plugin_get_info_args, num_targets);
-  args->name = "amd";
-  args->version = "0.1.0";
-  args->vendor = "AMD (through the HIP runtime)";
-  args->targets = kTargets;
-  args->num_targets = sizeof(kTargets) / sizeof(kTargets[0]);
-  return nullptr;
-}
+    for (int ordinal = 0; ordinal < count; ++ordinal) {
+      hipDeviceProp_t props{};
+      if (hip.getDeviceProperties(&props, ordinal) != hipSuccess)
+        continue;
+      auto dev = std::make_unique<HipDevice>(
+          *this, props.name[0] ? props.name : "AMD GPU",
+          archFromGcnName(props.gcnArchName));
+      tg_device_properties &p = dev->props;
+      p.compute_units = props.multiProcessorCount;
+      p.warp_size = props.warpSize;
+      p.max_threads_per_block = props.maxThreadsPerBlock;
+      p.matrix_units = matrixUnitsFor(dev->arch);
+      p.shared_memory_per_block = props.sharedMemPerBlock;
+      p.global_memory = props.totalGlobalMem;
+      p.clock_khz = props.clockRate;
+      p.memory_clock_khz = props.memoryClockRate;
+      addDevice(std::move(dev));
+    }
+    return devices().empty() ? "HIP: no device could be queried" : "";
+  }
 
-tg_error_t *getDevices(tg_plugin_get_devices_args *args) {
-  TG_CHECK_ARGS(args, tg_plugin_get_devices_args, status);
-  if (!args->plugin)
-    return makeError(TG_ERROR_INVALID_ARGUMENT, "plugin is NULL");
-  args->devices = args->plugin->handles.data();
-  args->num_devices = args->plugin->handles.size();
-  args->status =
-      args->plugin->status.empty() ? nullptr : args->plugin->status.c_str();
-  return nullptr;
-}
-
-tg_error_t *getProperties(tg_device_get_properties_args *args) {
-  TG_CHECK_ARGS(args, tg_device_get_properties_args, properties);
-  if (!args->device || !args->properties)
-    return makeError(TG_ERROR_INVALID_ARGUMENT, "device or properties is NULL");
-  copyProperties(args->device->properties, args->properties);
-  return nullptr;
-}
-
-tg_error_t *compile(tg_plugin_compile_args *args) {
-  TG_CHECK_ARGS(args, tg_plugin_compile_args, metadata);
-  return makeErrorf(TG_ERROR_UNIMPLEMENTED,
-                    "compiling for %s is not implemented yet",
-                    args->target ? args->target : "(no target)");
-}
-
-const tg_plugin_api *api() {
-  static const tg_plugin_api table = [] {
-    tg_plugin_api t{};
-    t.struct_size = sizeof(t);
-    t.major_version = TG_PLUGIN_API_MAJOR;
-    t.minor_version = TG_PLUGIN_API_MINOR;
-    t.error_destroy = errorDestroy;
-    t.error_message = errorMessage;
-    t.error_get_code = errorGetCode;
-    t.plugin_initialize = initialize;
-    t.plugin_destroy = destroy;
-    t.plugin_get_info = getInfo;
-    t.plugin_get_devices = getDevices;
-    t.device_get_properties = getProperties;
-    t.plugin_compile = compile;
-    return t;
-  }();
-  return &table;
-}
+  HipRuntime hip;
+};
 
 } // namespace
 
 extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
 tg_plugin_get_api(uint32_t runtimeMajor, uint32_t runtimeMinor) {
-  (void)runtimeMinor;
-  return runtimeMajor == TG_PLUGIN_API_MAJOR ? api() : nullptr;
+  return pluginApi<AmdPlugin>(runtimeMajor, runtimeMinor);
 }

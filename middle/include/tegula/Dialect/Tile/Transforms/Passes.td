@@ -23,4 +23,14 @@ def TileCombine : Pass<"tile-combine", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileTestAxisInfo : Pass<"tile-test-axis-info", "mlir::ModuleOp"> {
+  let summary = "Report the axis analysis of every value (for tests)";
+  let description = [{
+    Runs the axis analysis (`tegula/Analysis/AxisInfo.h`) and attaches a
+    remark to every op with an integer or pointer result:
+    `contiguity = [...], divisibility = [...], constancy = [...]`. For lit
+    tests with `-verify-diagnostics`; it changes no IR.
+  }];
+}
+
 #endif // TEGULA_TILE_PASSES

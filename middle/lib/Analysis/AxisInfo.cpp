@@ -203,16 +203,16 @@ AxisInfo mulInfo(const AxisInfo &l, const AxisInfo &r, ArrayRef<int64_t> shape) 
   return AxisInfo(c, v, k, constant);
 }
 
-/// x % m for a constant power-of-2 |m|: runs of x restart at multiples of m.
+/// x % m with m the same along a dimension: a run of x keeps going until it
+/// crosses a multiple of m, so runs are cut at m's divisibility.
 AxisInfo remInfo(const AxisInfo &l, const AxisInfo &r, ArrayRef<int64_t> shape) {
-  auto m = r.getConstantValue();
-  if (!m || *m <= 0)
-    return elementwiseConstancyOnly({l, r}, shape);
   AxisInfo::Dims c, v, k;
   for (size_t d = 0; d < shape.size(); ++d) {
-    c.push_back(gcd(l.getContiguity(d), AxisInfo::divisibilityOf(*m)));
-    v.push_back(gcd(l.getDivisibility(d), AxisInfo::divisibilityOf(*m)));
-    k.push_back(l.getConstancy(d));
+    bool uniform = r.getConstancy(d) == shape[d];
+    int64_t mDiv = r.getDivisibility(d);
+    c.push_back(uniform ? gcd(l.getContiguity(d), mDiv) : 1);
+    v.push_back(uniform ? gcd(l.getDivisibility(d), mDiv) : 1);
+    k.push_back(gcd(l.getConstancy(d), r.getConstancy(d)));
   }
   return AxisInfo(c, v, k);
 }

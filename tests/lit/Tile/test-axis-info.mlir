@@ -71,7 +71,7 @@ tile.func @rows(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %stride: i32 
 // Hints from tl.multiple_of / tl.max_contiguous raise what is known; a
 // remainder by a power of 2 restarts runs at its multiples; loads of equal
 // addresses give equal values.
-tile.func @hints(%p: !tile.ptr<i32>, %q: tensor<128xi32>) {
+tile.func @hints(%p: !tile.ptr<i32>, %q: tensor<128xi32>, %n: i32 {tile.divisibility = 16 : i64}) {
   // expected-remark @+1 {{contiguity = [8], divisibility = [8], constancy = [1]}}
   %h = arith.addi %q, %q {tile.contiguity = array<i64: 8>, tile.divisibility = array<i64: 8>} : tensor<128xi32>
   // expected-remark @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]}}
@@ -84,6 +84,11 @@ tile.func @hints(%p: !tile.ptr<i32>, %q: tensor<128xi32>) {
   %ps = tile.splat %p : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>>
   // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [128]}}
   %v = tile.load %ps : tensor<128x!tile.ptr<i32>>
+  // A remainder by a runtime value divisible by 16 cuts runs at 16.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [128]}}
+  %n16 = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [16], divisibility = [16], constancy = [1]}}
+  %mn = arith.remsi %r, %n16 : tensor<128xi32>
   tile.return
 }
 

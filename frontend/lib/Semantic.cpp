@@ -398,29 +398,29 @@ std::pair<TValue, TValue> Semantic::bitwiseOperands(const Operand &x,
   return {cast(lhs, ret), cast(rhs, ret)};
 }
 
+template <typename OpTy>
+TValue Semantic::bitwise(const Operand &x, const Operand &y, StringRef opName) {
+  auto [l, r] = bitwiseOperands(x, y, opName);
+  return wrap(create<OpTy>(l.value, r.value), l.type);
+}
+
 TValue Semantic::bitAnd(const Operand &x, const Operand &y) {
-  auto [l, r] = bitwiseOperands(x, y, "&");
-  return wrap(create<arith::AndIOp>(l.value, r.value), l.type);
+  return bitwise<arith::AndIOp>(x, y, "&");
 }
 TValue Semantic::bitOr(const Operand &x, const Operand &y) {
-  auto [l, r] = bitwiseOperands(x, y, "|");
-  return wrap(create<arith::OrIOp>(l.value, r.value), l.type);
+  return bitwise<arith::OrIOp>(x, y, "|");
 }
 TValue Semantic::bitXor(const Operand &x, const Operand &y) {
-  auto [l, r] = bitwiseOperands(x, y, "^");
-  return wrap(create<arith::XOrIOp>(l.value, r.value), l.type);
+  return bitwise<arith::XOrIOp>(x, y, "^");
 }
 TValue Semantic::shl(const Operand &x, const Operand &y) {
-  auto [l, r] = bitwiseOperands(x, y, "<<");
-  return wrap(create<arith::ShLIOp>(l.value, r.value), l.type);
+  return bitwise<arith::ShLIOp>(x, y, "<<");
 }
 TValue Semantic::lshr(const Operand &x, const Operand &y) {
-  auto [l, r] = bitwiseOperands(x, y, ">>");
-  return wrap(create<arith::ShRUIOp>(l.value, r.value), l.type);
+  return bitwise<arith::ShRUIOp>(x, y, ">>");
 }
 TValue Semantic::ashr(const Operand &x, const Operand &y) {
-  auto [l, r] = bitwiseOperands(x, y, ">>");
-  return wrap(create<arith::ShRSIOp>(l.value, r.value), l.type);
+  return bitwise<arith::ShRSIOp>(x, y, ">>");
 }
 TValue Semantic::shr(const Operand &x, const Operand &y) {
   TValue lhs = toTensor(x);
@@ -429,15 +429,18 @@ TValue Semantic::shr(const Operand &x, const Operand &y) {
   return lshr(x, y);
 }
 
+// Triton's logical ops take booleans, bitcasting anything else to i1 (which
+// fails, with Triton's message, for wider types).
+TValue Semantic::asBool(const TValue &x) {
+  return x.dtype().isBool() ? x : bitcast(x, DType::I1);
+}
 TValue Semantic::logicalAnd(const TValue &x, const TValue &y) {
-  return bitAnd(x.dtype().isBool() ? x : bitcast(x, DType::I1), y.dtype().isBool() ? y : bitcast(y, DType::I1));
+  return bitAnd(asBool(x), asBool(y));
 }
 TValue Semantic::logicalOr(const TValue &x, const TValue &y) {
-  return bitOr(x.dtype().isBool() ? x : bitcast(x, DType::I1), y.dtype().isBool() ? y : bitcast(y, DType::I1));
+  return bitOr(asBool(x), asBool(y));
 }
-TValue Semantic::logicalNot(const TValue &x) {
-  return invert(x.dtype().isBool() ? x : bitcast(x, DType::I1));
-}
+TValue Semantic::logicalNot(const TValue &x) { return invert(asBool(x)); }
 
 TValue Semantic::minus(const TValue &x) {
   if (x.dtype().isPtr())

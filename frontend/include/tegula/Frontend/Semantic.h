@@ -226,6 +226,10 @@ private:
                         bool bIsScalar, bool divOrMod, llvm::StringRef opName);
   std::pair<TValue, TValue> bitwiseOperands(const Operand &x, const Operand &y,
                                             llvm::StringRef opName);
+  /// A bitwise or shift op |OpTy| on promoted integer operands.
+  template <typename OpTy>
+  TValue bitwise(const Operand &x, const Operand &y, llvm::StringRef opName);
+  TValue asBool(const TValue &x);
   TValue intCast(const TValue &x, const DType &dtype, bool signExtend);
   mlir::Value zeroLike(const TType &type);
   mlir::Value allOnesLike(const TType &type);

@@ -7,6 +7,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   cmake ninja-build ccache python3 python3-venv python3-pip
+  # python/ tests (system Python)
+  python3-numpy python3-pytest
   # LLVM / MLIR 19
   clang-19 lld-19 llvm-19 llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   liblld-19-dev libclang-rt-19-dev zlib1g-dev libzstd-dev libz3-dev

@@ -1,0 +1,528 @@
+"""Tegula from Python: devices, memory, streams and events over the runtime C
+API (libtegula_runtime, through ctypes), and ``@tegula.jit``.
+
+Launching kernels is not available yet: see README.md.
+"""
+
+import atexit
+import ctypes
+import threading
+import weakref
+
+from . import _runtime as _rt
+from ._runtime import TegulaError, RuntimeLibraryNotFound
+from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
+
+__all__ = [
+    "TegulaError", "RuntimeLibraryNotFound", "Runtime", "Device", "Buffer",
+    "Stream", "Event", "runtime", "devices", "device", "abi_version", "jit",
+    "specialize_arg", "dtype_name",
+    "JITFunction",
+]
+
+__version__ = "0.1.0"
+
+
+class _Owned:
+    """Something made from a runtime that must be destroyed before it.
+
+    ``_handle`` is None once destroyed; destruction happens at most once
+    (``free()``/``destroy()``, the context manager, garbage collection, or the
+    runtime closing, whichever comes first).
+    """
+
+    _handle = None
+    _destroy_fn = None
+
+    def _register(self, runtime, handle):
+        self._runtime = runtime
+        self._handle = handle
+        self._lock = threading.Lock()
+        runtime._live.add(self)
+
+    def _take(self):
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return None
+        with lock:
+            h, self._handle = self._handle, None
+        return h
+
+    def _release(self):
+        h = self._take()
+        if h is None:
+            return
+        try:
+            self._runtime._live.discard(self)
+        except Exception:
+            pass
+        lib = self._runtime._lib
+        # The handle is gone even when an error is returned.
+        _rt.check(lib, getattr(lib, self._destroy_fn)(h))
+
+    def _require(self):
+        h = self._handle
+        if h is None:
+            raise ValueError("%s has been freed" % type(self).__name__)
+        return h
+
+    @property
+    def alive(self):
+        return self._handle is not None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._release()
+        return False
+
+    def __del__(self):
+        try:
+            self._release()
+        except Exception:
+            pass
+
+
+class Runtime:
+    """A tegula_runtime_t: discovered plugins and their devices.
+
+    Arguments override discovery (None: as the environment says, i.e.
+    $TEGULA_PLUGIN_PATH and $TEGULA_VISIBLE_BACKENDS).
+    """
+
+    def __init__(self, plugin_path=None, visible_backends=None, default_plugin_dir=None):
+        self._lib = _rt.load_library()
+        self._handle = None
+        self._live = weakref.WeakSet()
+        self._lock = threading.Lock()
+        opts = _rt.sized(_rt.tegula_runtime_options)
+        if isinstance(plugin_path, (list, tuple)):
+            plugin_path = ":".join(str(p) for p in plugin_path)
+        if isinstance(visible_backends, (list, tuple)):
+            visible_backends = ",".join(visible_backends)
+        opts.plugin_path = _rt.encode(None if plugin_path is None else str(plugin_path))
+        opts.visible_backends = _rt.encode(visible_backends)
+        opts.default_plugin_dir = _rt.encode(
+            None if default_plugin_dir is None else str(default_plugin_dir))
+        out = ctypes.c_void_p()
+        _rt.check(self._lib, self._lib.tegula_runtime_create(ctypes.byref(opts), ctypes.byref(out)))
+        self._handle = out.value
+        n = self._lib.tegula_runtime_get_device_count(self._handle)
+        self._devices = [Device(self, self._lib.tegula_runtime_get_device(self._handle, i))
+                         for i in range(n)]
+
+    def _require(self):
+        if self._handle is None:
+            raise ValueError("the runtime has been closed")
+        return self._handle
+
+    def close(self):
+        """Frees every buffer, stream and event still alive, then the runtime."""
+        with self._lock:
+            h, self._handle = self._handle, None
+        if h is None:
+            return
+        # Events and streams first (a stream waits for its work), buffers last.
+        live = list(self._live)
+        order = {Event: 0, Stream: 1, Buffer: 2}
+        live.sort(key=lambda o: order.get(type(o), 3))
+        for obj in live:
+            try:
+                obj._release()
+            except Exception:
+                pass
+        self._lib.tegula_runtime_destroy(h)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    @property
+    def devices(self):
+        self._require()
+        return list(self._devices)
+
+    def find_device(self, name):
+        """The device named ``<backend>:<n>``; TegulaError when there is none."""
+        out = ctypes.c_void_p()
+        _rt.check(self._lib, self._lib.tegula_runtime_find_device(
+            self._require(), _rt.encode(name), ctypes.byref(out)))
+        for d in self._devices:
+            if d._handle == out.value:
+                return d
+        return Device(self, out.value)
+
+    @property
+    def search_dirs(self):
+        h = self._require()
+        return [_rt.decode(self._lib.tegula_runtime_get_search_dir(h, i))
+                for i in range(self._lib.tegula_runtime_get_search_dir_count(h))]
+
+    @property
+    def plugins(self):
+        """What discovery found: one dict per plugin path looked at."""
+        h = self._require()
+        out = []
+        for i in range(self._lib.tegula_runtime_get_plugin_count(h)):
+            info = _rt.sized(_rt.tegula_plugin_info)
+            _rt.check(self._lib, self._lib.tegula_runtime_get_plugin_info(h, i, ctypes.byref(info)))
+            d = {"path": _rt.decode(info.path), "name": _rt.decode(info.name),
+                 "loaded": bool(info.loaded)}
+            if info.loaded:
+                d.update(version=_rt.decode(info.version), vendor=_rt.decode(info.vendor),
+                         abi_version=(info.abi_major, info.abi_minor),
+                         targets=[_rt.decode(info.targets[j]) for j in range(info.num_targets)],
+                         num_devices=info.num_devices,
+                         device_status=_rt.decode(info.device_status))
+            else:
+                d.update(skip_message=_rt.decode(info.skip_message),
+                         skip_reason=_rt.decode(info.skip_reason))
+            out.append(d)
+        return out
+
+
+_PROPERTY_FIELDS = ("name", "arch", "compute_units", "warp_size", "max_threads_per_block",
+                    "matrix_units", "shared_memory_per_block", "global_memory",
+                    "clock_khz", "memory_clock_khz")
+
+
+class Device:
+    """One device of one plugin. Lives as long as its runtime.
+
+    ``name`` is the stable ``<backend>:<n>``; ``backend``, ``target``
+    (``<backend>:<arch>``); ``arch``, ``marketing_name`` and the plugin's
+    properties as attributes, all of them in ``properties`` (a dict).
+    """
+
+    def __init__(self, runtime, handle):
+        self._runtime = runtime
+        self._handle = handle
+        lib = runtime._lib
+        self.name = _rt.decode(lib.tegula_device_get_name(handle))
+        self.backend = _rt.decode(lib.tegula_device_get_backend(handle))
+        self.target = _rt.decode(lib.tegula_device_get_target(handle))
+        props = _rt.sized(_rt.tg_device_properties)
+        # A plugin that fails to report properties does not hide the device:
+        # the fields are None and properties_error says why.
+        self.properties_error = None
+        try:
+            _rt.check(lib, lib.tegula_device_get_properties(handle, ctypes.byref(props)))
+        except TegulaError as e:
+            self.properties_error = e
+        self.properties = {}
+        for f in _PROPERTY_FIELDS:
+            v = getattr(props, f) if self.properties_error is None else None
+            self.properties[f] = _rt.decode(v) if isinstance(v, bytes) else v
+        if self.properties["arch"] is None and ":" in (self.target or ""):
+            self.properties["arch"] = self.target.split(":", 1)[1]
+        self.marketing_name = self.properties["name"]
+        self.arch = self.properties["arch"]
+        for f in _PROPERTY_FIELDS[2:]:
+            setattr(self, f, self.properties[f])
+
+    @property
+    def runtime(self):
+        return self._runtime
+
+    def _require(self):
+        self._runtime._require()
+        return self._handle
+
+    def alloc(self, nbytes):
+        """A new Buffer of |nbytes| bytes (contents undefined)."""
+        return Buffer(self, nbytes)
+
+    def stream(self):
+        return Stream(self)
+
+    def event(self):
+        return Event(self)
+
+    def __repr__(self):
+        return "<tegula.Device %s (%s, %s)>" % (self.name, self.target, self.marketing_name)
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other._handle == self._handle
+
+    def __hash__(self):
+        return hash(self._handle)
+
+
+def _stream_handle(stream):
+    if stream is None:
+        return None
+    if not isinstance(stream, Stream):
+        raise TypeError("stream must be a tegula.Stream or None, not %r" % type(stream).__name__)
+    return stream._require()
+
+
+def _host_view(array, writable):
+    """(address, nbytes, keepalive) of a C-contiguous host array."""
+    if isinstance(array, (bytes, bytearray, memoryview)):
+        mv = memoryview(array)
+        if writable and mv.readonly:
+            raise ValueError("the destination is read-only")
+        if not mv.c_contiguous:
+            raise ValueError("the host buffer must be C-contiguous")
+        mv = mv.cast("B")
+        if mv.readonly:
+            buf = ctypes.c_char_p(mv.tobytes())  # copy; read-only source
+            return ctypes.cast(buf, ctypes.c_void_p).value, mv.nbytes, buf
+        c = (ctypes.c_char * mv.nbytes).from_buffer(mv)
+        return ctypes.addressof(c), mv.nbytes, (c, mv)
+    ai = getattr(array, "__array_interface__", None)
+    if ai is None:
+        raise TypeError("expected a NumPy array (or an object with __array_interface__), "
+                        "bytes, bytearray or memoryview; got %r" % type(array).__name__)
+    flags = getattr(array, "flags", None)
+    if flags is not None and not flags["C_CONTIGUOUS"]:
+        raise ValueError("the host array must be C-contiguous (use numpy.ascontiguousarray)")
+    if ai.get("strides") is not None and flags is None:
+        raise ValueError("the host array must be C-contiguous")
+    addr, readonly = ai["data"]
+    if writable and readonly:
+        raise ValueError("the destination array is read-only")
+    nbytes = getattr(array, "nbytes", None)
+    if nbytes is None:
+        import numpy as np
+        nbytes = int(np.prod(ai["shape"], dtype=np.int64)) * np.dtype(ai["typestr"]).itemsize
+    return addr, int(nbytes), array
+
+
+class Buffer(_Owned):
+    """Device memory: a tegula_buffer_t. Free it with ``free()`` or a ``with``
+    block; it is freed when garbage-collected or when its runtime closes
+    otherwise. Freeing twice is harmless."""
+
+    _destroy_fn = "tegula_buffer_free"
+
+    def __init__(self, device, nbytes):
+        if not isinstance(device, Device):
+            raise TypeError("device must be a tegula.Device, not %r" % type(device).__name__)
+        nbytes = int(nbytes)
+        if nbytes < 0:
+            raise ValueError("cannot allocate a negative number of bytes (%d)" % nbytes)
+        lib = device._runtime._lib
+        out = ctypes.c_void_p()
+        _rt.check(lib, lib.tegula_buffer_alloc(device._require(), nbytes, ctypes.byref(out)))
+        self.device = device
+        self._size = nbytes
+        self._register(device._runtime, out.value)
+        self._address = lib.tegula_buffer_get_device_address(out.value)
+
+    @property
+    def nbytes(self):
+        return self._size
+
+    size = nbytes
+
+    @property
+    def device_address(self):
+        """The device address a pointer kernel argument carries."""
+        self._require()
+        return self._address
+
+    def __len__(self):
+        return self._size
+
+    def free(self):
+        self._release()
+
+    def _check_range(self, what, offset, nbytes):
+        if offset < 0 or nbytes < 0:
+            raise ValueError("%s: negative offset or size" % what)
+        if offset + nbytes > self._size:
+            raise ValueError(
+                "%s: %d bytes at offset %d do not fit in the %d-byte buffer"
+                % (what, nbytes, offset, self._size))
+
+    def copy_from(self, src, offset=0, stream=None):
+        """Host to device: writes all of |src| (a C-contiguous array, bytes...)
+        at byte |offset|. With a stream, |src| is kept alive until the stream
+        is synchronized."""
+        addr, nbytes, keep = _host_view(src, writable=False)
+        self._check_range("copy_from", offset, nbytes)
+        lib = self._runtime._lib
+        s = _stream_handle(stream)
+        _rt.check(lib, lib.tegula_buffer_write(self._require(), offset, addr, nbytes, s))
+        if stream is not None:
+            stream._keep.append(keep)
+        return self
+
+    def copy_to(self, dst, offset=0, stream=None):
+        """Device to host: fills all of |dst| (a writable C-contiguous array)
+        from byte |offset|."""
+        addr, nbytes, keep = _host_view(dst, writable=True)
+        self._check_range("copy_to", offset, nbytes)
+        lib = self._runtime._lib
+        s = _stream_handle(stream)
+        _rt.check(lib, lib.tegula_buffer_read(self._require(), offset, addr, nbytes, s))
+        if stream is not None:
+            stream._keep.append(keep)
+        return dst
+
+    def to_numpy(self, dtype="uint8", shape=None, offset=0):
+        """A new NumPy array read from the buffer. Default shape: as many
+        elements of |dtype| as fit after |offset|."""
+        import numpy as np
+        dtype = np.dtype(dtype)
+        if shape is None:
+            shape = ((self._size - offset) // dtype.itemsize,)
+        out = np.empty(shape, dtype=dtype)
+        self.copy_to(out, offset=offset)
+        return out
+
+    def memset(self, value, offset=0, nbytes=None, stream=None):
+        """Sets |nbytes| bytes (default: to the end) from |offset| to |value|
+        (0..255). Ranges are checked by the runtime (TegulaError
+        TG_ERROR_OUT_OF_RANGE)."""
+        value = int(value)
+        if not 0 <= value <= 255:
+            raise ValueError("memset value must be a byte (0..255), not %d" % value)
+        if nbytes is None:
+            nbytes = max(self._size - offset, 0)
+        if offset < 0 or nbytes < 0:
+            raise ValueError("memset: negative offset or size")
+        lib = self._runtime._lib
+        _rt.check(lib, lib.tegula_buffer_memset(self._require(), offset, value, nbytes,
+                                                _stream_handle(stream)))
+        return self
+
+    def copy_from_buffer(self, src, nbytes=None, dst_offset=0, src_offset=0, stream=None):
+        """Device to device (both on devices of the same plugin)."""
+        if not isinstance(src, Buffer):
+            raise TypeError("src must be a tegula.Buffer")
+        if nbytes is None:
+            nbytes = min(self._size - dst_offset, src._size - src_offset)
+        lib = self._runtime._lib
+        _rt.check(lib, lib.tegula_buffer_copy(self._require(), dst_offset, src._require(),
+                                              src_offset, nbytes, _stream_handle(stream)))
+        return self
+
+    def __repr__(self):
+        state = "freed" if self._handle is None else "%d bytes" % self._size
+        return "<tegula.Buffer %s on %s>" % (state, self.device.name)
+
+
+class Stream(_Owned):
+    """An ordered queue of work on one device."""
+
+    _destroy_fn = "tegula_stream_destroy"
+
+    def __init__(self, device):
+        lib = device._runtime._lib
+        out = ctypes.c_void_p()
+        _rt.check(lib, lib.tegula_stream_create(device._require(), ctypes.byref(out)))
+        self.device = device
+        self._keep = []  # host memory used by pending copies
+        self._register(device._runtime, out.value)
+
+    def synchronize(self):
+        lib = self._runtime._lib
+        _rt.check(lib, lib.tegula_stream_synchronize(self._require()))
+        self._keep.clear()
+
+    def wait_event(self, event):
+        lib = self._runtime._lib
+        _rt.check(lib, lib.tegula_stream_wait_event(self._require(), event._require()))
+
+    def destroy(self):
+        """Waits for the stream's work and destroys it."""
+        self._release()
+        self._keep.clear()
+
+    def record_event(self):
+        e = Event(self.device)
+        e.record(self)
+        return e
+
+    def __repr__(self):
+        return "<tegula.Stream on %s%s>" % (self.device.name, "" if self.alive else " (destroyed)")
+
+
+class Event(_Owned):
+    """A point in a stream; ``elapsed_time`` measures between two."""
+
+    _destroy_fn = "tegula_event_destroy"
+
+    def __init__(self, device):
+        lib = device._runtime._lib
+        out = ctypes.c_void_p()
+        _rt.check(lib, lib.tegula_event_create(device._require(), ctypes.byref(out)))
+        self.device = device
+        self._register(device._runtime, out.value)
+
+    def record(self, stream):
+        lib = self._runtime._lib
+        _rt.check(lib, lib.tegula_event_record(self._require(), _stream_handle(stream)))
+        return self
+
+    def synchronize(self):
+        lib = self._runtime._lib
+        _rt.check(lib, lib.tegula_event_synchronize(self._require()))
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to |end| (both recorded and complete)."""
+        lib = self._runtime._lib
+        ms = ctypes.c_float()
+        _rt.check(lib, lib.tegula_event_elapsed_time(self._require(), end._require(),
+                                                     ctypes.byref(ms)))
+        return ms.value
+
+    def destroy(self):
+        self._release()
+
+    def __repr__(self):
+        return "<tegula.Event on %s%s>" % (self.device.name, "" if self.alive else " (destroyed)")
+
+
+# -- The default runtime ------------------------------------------------------
+
+_default = None
+_default_lock = threading.Lock()
+
+
+def runtime():
+    """The process-wide Runtime, created on first use from the environment."""
+    global _default
+    with _default_lock:
+        if _default is None or _default._handle is None:
+            _default = Runtime()
+        return _default
+
+
+def devices():
+    """All devices of all loaded plugins (the default runtime's)."""
+    return runtime().devices
+
+
+def device(name):
+    """The device named ``<backend>:<n>`` (e.g. ``"testdev:1"``)."""
+    return runtime().find_device(name)
+
+
+def abi_version():
+    """(major, minor) of the plugin ABI the runtime speaks."""
+    lib = _rt.load_library()
+    major, minor = ctypes.c_uint32(), ctypes.c_uint32()
+    lib.tegula_runtime_get_abi_version(ctypes.byref(major), ctypes.byref(minor))
+    return major.value, minor.value
+
+
+@atexit.register
+def _close_default():
+    if _default is not None:
+        try:
+            _default.close()
+        except Exception:
+            pass

@@ -1,0 +1,244 @@
+"""ctypes declarations for the Tegula runtime C API (tegula/runtime.h).
+
+Only what the Python package uses is declared. Struct layouts are copied from
+runtime-abi/include/tegula/runtime.h and sdk/include/tegula/plugin.h; every
+args struct begins with ``struct_size``, which :func:`sized` sets.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import sys
+import threading
+
+c_size_t = ctypes.c_size_t
+c_uint8 = ctypes.c_uint8
+c_uint32 = ctypes.c_uint32
+c_uint64 = ctypes.c_uint64
+c_int = ctypes.c_int
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+
+#: tg_error_code (plugin.h).
+ERROR_CODE_NAMES = {
+    0: "TG_SUCCESS",
+    1: "TG_ERROR_UNKNOWN",
+    2: "TG_ERROR_INVALID_ARGUMENT",
+    3: "TG_ERROR_NOT_FOUND",
+    4: "TG_ERROR_OUT_OF_MEMORY",
+    5: "TG_ERROR_UNIMPLEMENTED",
+    6: "TG_ERROR_UNAVAILABLE",
+    7: "TG_ERROR_VERSION_MISMATCH",
+    8: "TG_ERROR_INVALID_FORMAT",
+    9: "TG_ERROR_OUT_OF_RANGE",
+    10: "TG_ERROR_DEVICE",
+    11: "TG_ERROR_INTERNAL",
+}
+
+
+class TegulaError(RuntimeError):
+    """An error returned by the Tegula runtime C API.
+
+    ``code`` is the tg_error_code value, ``code_name`` its name
+    (e.g. ``"TG_ERROR_OUT_OF_RANGE"``), ``message`` the C message.
+    """
+
+    def __init__(self, message, code=1):
+        self.message = message
+        self.code = int(code)
+        self.code_name = ERROR_CODE_NAMES.get(self.code, "TG_ERROR_%d" % self.code)
+        super().__init__("%s [%s]" % (message, self.code_name))
+
+
+class RuntimeLibraryNotFound(TegulaError, OSError):
+    """libtegula_runtime.so could not be found or loaded."""
+
+    def __init__(self, message):
+        super().__init__(message, 6)  # TG_ERROR_UNAVAILABLE
+
+
+# -- Structs ---------------------------------------------------------------
+
+
+class tegula_runtime_options(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("plugin_path", c_char_p),
+        ("visible_backends", c_char_p),
+        ("default_plugin_dir", c_char_p),
+    ]
+
+
+class tegula_plugin_info(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("path", c_char_p),
+        ("name", c_char_p),
+        ("loaded", c_int),
+        ("skip_message", c_char_p),
+        ("skip_reason", c_char_p),
+        ("version", c_char_p),
+        ("vendor", c_char_p),
+        ("abi_major", c_uint32),
+        ("abi_minor", c_uint32),
+        ("targets", ctypes.POINTER(c_char_p)),
+        ("num_targets", c_size_t),
+        ("num_devices", c_size_t),
+        ("device_status", c_char_p),
+    ]
+
+
+class tg_device_properties(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("extension_start", c_void_p),
+        ("name", c_char_p),
+        ("arch", c_char_p),
+        ("compute_units", c_uint32),
+        ("warp_size", c_uint32),
+        ("max_threads_per_block", c_uint32),
+        ("matrix_units", c_uint32),
+        ("shared_memory_per_block", c_uint64),
+        ("global_memory", c_uint64),
+        ("clock_khz", c_uint32),
+        ("memory_clock_khz", c_uint32),
+    ]
+
+
+def sized(struct_type):
+    """A zeroed instance of |struct_type| with struct_size set."""
+    s = struct_type()
+    s.struct_size = ctypes.sizeof(struct_type)
+    return s
+
+
+# -- Library lookup --------------------------------------------------------
+
+_LIB_NAME = "libtegula_runtime.so"
+
+
+def _candidates():
+    """(description, path) pairs, in the order they are tried."""
+    out = []
+    env = os.environ.get("TEGULA_RUNTIME_LIB")
+    if env:
+        out.append(("$TEGULA_RUNTIME_LIB", env))
+        return out  # an explicit choice is not second-guessed
+    found = ctypes.util.find_library("tegula_runtime")
+    out.append(('ctypes.util.find_library("tegula_runtime")', found))
+    # The installed layout: <prefix>/lib/python3.X/site-packages/tegula/ and
+    # <prefix>/lib/libtegula_runtime.so; also sys.prefix/lib.
+    here = os.path.dirname(os.path.abspath(__file__))
+    dirs = []
+    d = here
+    for _ in range(5):
+        d = os.path.dirname(d)
+        if os.path.basename(d) in ("lib", "lib64"):
+            dirs.append(d)
+    for prefix in (sys.prefix, "/usr/local"):
+        dirs.append(os.path.join(prefix, "lib"))
+    for d in dirs:
+        out.append(("installed lib dir", os.path.join(d, _LIB_NAME)))
+    return out
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def load_library():
+    """Loads libtegula_runtime once and declares its functions."""
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for what, path in _candidates():
+            if not path:
+                tried.append("%s: not found" % what)
+                continue
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                tried.append("%s: %s (%s)" % (what, path, e))
+                continue
+            _declare(lib)
+            _lib = lib
+            return lib
+        raise RuntimeLibraryNotFound(
+            "cannot load the Tegula runtime library (%s); set TEGULA_RUNTIME_LIB "
+            "to the path of libtegula_runtime.so. Tried: %s" % (_LIB_NAME, "; ".join(tried)))
+
+
+def _fn(lib, name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+def _declare(lib):
+    E = c_void_p  # tegula_error_t*
+    P = c_void_p  # any opaque handle
+    PP = ctypes.POINTER(c_void_p)
+    _fn(lib, "tegula_error_get_code", c_int, E)
+    _fn(lib, "tegula_error_get_message", c_char_p, E)
+    _fn(lib, "tegula_error_destroy", None, E)
+
+    _fn(lib, "tegula_runtime_get_abi_version", None,
+        ctypes.POINTER(c_uint32), ctypes.POINTER(c_uint32))
+    _fn(lib, "tegula_runtime_create", E, ctypes.POINTER(tegula_runtime_options), PP)
+    _fn(lib, "tegula_runtime_destroy", None, P)
+    _fn(lib, "tegula_runtime_get_search_dir_count", c_size_t, P)
+    _fn(lib, "tegula_runtime_get_search_dir", c_char_p, P, c_size_t)
+    _fn(lib, "tegula_runtime_get_plugin_count", c_size_t, P)
+    _fn(lib, "tegula_runtime_get_plugin_info", E, P, c_size_t,
+        ctypes.POINTER(tegula_plugin_info))
+
+    _fn(lib, "tegula_runtime_get_device_count", c_size_t, P)
+    _fn(lib, "tegula_runtime_get_device", P, P, c_size_t)
+    _fn(lib, "tegula_runtime_find_device", E, P, c_char_p, PP)
+    _fn(lib, "tegula_device_get_name", c_char_p, P)
+    _fn(lib, "tegula_device_get_backend", c_char_p, P)
+    _fn(lib, "tegula_device_get_target", c_char_p, P)
+    _fn(lib, "tegula_device_get_properties", E, P, ctypes.POINTER(tg_device_properties))
+
+    _fn(lib, "tegula_buffer_alloc", E, P, c_uint64, PP)
+    _fn(lib, "tegula_buffer_free", E, P)
+    _fn(lib, "tegula_buffer_get_size", c_uint64, P)
+    _fn(lib, "tegula_buffer_get_device_address", c_uint64, P)
+    _fn(lib, "tegula_buffer_get_device", P, P)
+    _fn(lib, "tegula_buffer_write", E, P, c_uint64, c_void_p, c_uint64, P)
+    _fn(lib, "tegula_buffer_read", E, P, c_uint64, c_void_p, c_uint64, P)
+    _fn(lib, "tegula_buffer_copy", E, P, c_uint64, P, c_uint64, c_uint64, P)
+    _fn(lib, "tegula_buffer_memset", E, P, c_uint64, c_uint8, c_uint64, P)
+
+    _fn(lib, "tegula_stream_create", E, P, PP)
+    _fn(lib, "tegula_stream_destroy", E, P)
+    _fn(lib, "tegula_stream_synchronize", E, P)
+    _fn(lib, "tegula_stream_wait_event", E, P, P)
+    _fn(lib, "tegula_event_create", E, P, PP)
+    _fn(lib, "tegula_event_destroy", E, P)
+    _fn(lib, "tegula_event_record", E, P, P)
+    _fn(lib, "tegula_event_synchronize", E, P)
+    _fn(lib, "tegula_event_elapsed_time", E, P, P, ctypes.POINTER(ctypes.c_float))
+
+
+def check(lib, err):
+    """Raises TegulaError for a non-NULL tegula_error_t*, freeing it."""
+    if not err:
+        return
+    try:
+        code = lib.tegula_error_get_code(err)
+        msg = lib.tegula_error_get_message(err)
+        msg = msg.decode("utf-8", "replace") if msg else ""
+    finally:
+        lib.tegula_error_destroy(err)
+    raise TegulaError(msg, code)
+
+
+def decode(b):
+    return b.decode("utf-8", "replace") if b is not None else None
+
+
+def encode(s):
+    return None if s is None else os.fsencode(s) if not isinstance(s, bytes) else s

@@ -121,7 +121,7 @@ foreach(backend IN LISTS TEGULA_PACKAGE_PLUGINS)
     set(CPACK_DEBIAN_${_component}_PACKAGE_SHLIBDEPS ON)
   endif()
   set(CPACK_COMPONENT_${_component}_DESCRIPTION
-    "Tegula backend plugin: ${backend}\n Lets Tegula compile for and run on ${_tegula_vendor_${backend}}.\n Installs lib/tegula/plugins/libtegula_plugin_${backend}.so, where\n libtegula_runtime finds it.")
+    "Tegula backend plugin: ${backend}\n Finds and drives ${_tegula_vendor_${backend}} for Tegula (its code\n generator comes in a later release).\n Installs lib/tegula/plugins/libtegula_plugin_${backend}.so, where\n libtegula_runtime finds it.")
 endforeach()
 
 include(CPack)

@@ -4,9 +4,11 @@
 #   (a) tegula-core alone finds no plugin and says how to add one;
 #   (b) adding a plugin package makes its plugin (and any device) appear;
 #   (c) tegula-sdk alone suffices to build a plugin out of tree: plugins/nvidia
-#       from its own folder and the SDK's sample plugin are built against the
-#       extracted SDK, loaded by the extracted core through
-#       TEGULA_PLUGIN_PATH, and pass the extracted conformance suite.
+#       and plugins/host from their own folders and the SDK's sample plugin
+#       are built against the extracted SDK, loaded by the extracted core
+#       through TEGULA_PLUGIN_PATH, and pass the extracted conformance suite.
+# The tree builds plugins/host, so tegula-plugin-host must be among the
+# packages (its host:0 device is listed once it is installed).
 # Usage: run-packaging-test.sh <build dir> <source dir> <work dir>
 # The work dir is wiped first; it is fixed (not random) so that ccache hits
 # when the out-of-tree plugins are built again.
@@ -42,9 +44,15 @@ done
 for package in tegula-core tegula-sdk "${plugins[@]/#/tegula-plugin-}"; do
   [ -f "$(deb "$package")" ] || fail "no package $(deb "$package")"
 done
-if [ ! -f "$build/lib/tegula/plugins/libtegula_plugin_host.so" ]; then
-  [ ! -e "$(deb tegula-plugin-host)" ] || fail "a host package without a host plugin"
-fi
+[ -f "$build/lib/tegula/plugins/libtegula_plugin_host.so" ] ||
+  fail "the tree builds no host plugin ($build/lib/tegula/plugins/libtegula_plugin_host.so)"
+[ "${plugins[0]}" = host ] || fail "no tegula-plugin-host among the packages"
+for backend in nvidia amd intel; do
+  if [ ! -f "$build/lib/tegula/plugins/libtegula_plugin_$backend.so" ]; then
+    [ ! -e "$(deb "tegula-plugin-$backend")" ] ||
+      fail "a $backend package without a $backend plugin"
+  fi
+done
 core_files=$(dpkg-deb -c "$(deb tegula-core)")
 expect_not "$core_files" "libtegula_plugin_"
 for backend in "${plugins[@]}"; do
@@ -73,7 +81,7 @@ echo "$out"
 expect "$out" "Plugins (0 found, 0 loaded): none"
 expect "$out" "Devices: none"
 expect "$out" "No backend plugin is loaded"
-expect "$out" "install tegula-plugin-nvidia"
+expect "$out" "install tegula-plugin-host"
 # The folder named is the extracted root's, which shows the extracted
 # libtegula_runtime (not the build tree's) is the one running.
 expect "$out" "  $(realpath "$root")/usr/lib/tegula/plugins"
@@ -93,6 +101,10 @@ for backend in "${plugins[@]}"; do
 done
 echo "$out"
 expect_not "$out" "No backend plugin is loaded"
+# The host plugin's one device, whatever the machine.
+expect "$out" "  host:0  "
+expect "$out" "target:                  host:"
+expect "$out" "warp size:               1"
 
 step "(c) the SDK alone builds plugins out of tree"
 dpkg -x "$(deb tegula-sdk)" "$root"
@@ -116,16 +128,19 @@ build_plugin() { # <name> <source folder>
 }
 # A repository plugin, from its own folder.
 build_plugin nvidia "$src/plugins/nvidia"
+build_plugin host "$src/plugins/host"
 # The SDK's own sample, as a vendor gets it from the package.
 build_plugin sample "$root/usr/share/tegula/examples/sample-plugin"
 
 out=$(tegula_devices \
-  TEGULA_PLUGIN_PATH="$work/nvidia/lib/tegula/plugins:$work/sample/lib/tegula/plugins") ||
+  TEGULA_PLUGIN_PATH="$work/nvidia/lib/tegula/plugins:$work/host/lib/tegula/plugins:$work/sample/lib/tegula/plugins") ||
   { echo "$out"; fail "tegula devices failed"; }
 echo "$out"
 expect "$out" "loaded  nvidia $version (ABI 1.0) from $work/nvidia/lib/tegula/plugins/libtegula_plugin_nvidia.so"
 expect "$out" "loaded  sample 0.1.0 (ABI 1.0) from $work/sample/lib/tegula/plugins/libtegula_plugin_sample.so"
 expect "$out" "libtegula_plugin_nvidia.so: backend 'nvidia' already loaded from $work/nvidia"
+expect "$out" "loaded  host $version (ABI 1.0) from $work/host/lib/tegula/plugins/libtegula_plugin_host.so"
+expect "$out" "libtegula_plugin_host.so: backend 'host' already loaded from $work/host"
 expect "$out" "  sample:0  Tegula sample device 0"
 expect "$out" "target:                  sample:host_memory"
 
@@ -139,4 +154,10 @@ tail -n 1 "$work/conformance-sample.log"
   > "$work/conformance-nvidia.log" 2>&1 ||
   { cat "$work/conformance-nvidia.log"; fail "conformance on nvidia failed"; }
 tail -n 1 "$work/conformance-nvidia.log"
+# host implements everything but compile: strict, and only the launch test
+# (no conformance kernel) skips.
+"$conformance" --plugin="$work/host/lib/tegula/plugins/libtegula_plugin_host.so" \
+  --strict > "$work/conformance-host.log" 2>&1 ||
+  { cat "$work/conformance-host.log"; fail "conformance on host failed"; }
+tail -n 1 "$work/conformance-host.log"
 echo "PASS"

@@ -230,7 +230,8 @@ TEST(Discovery, DefaultFolderIsBesideTheLibrary) {
   for (const PluginInfo &info : runtime.plugins())
     if (info.loaded)
       loaded.push_back(info.name);
-  EXPECT_EQ(loaded, (std::vector<std::string>{"amd", "intel", "nvidia"}));
+  EXPECT_EQ(loaded,
+            (std::vector<std::string>{"amd", "host", "intel", "nvidia"}));
 }
 
 TEST(Discovery, PathComesBeforeTheDefaultFolder) {

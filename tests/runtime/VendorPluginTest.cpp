@@ -1,4 +1,4 @@
-//===- VendorPluginTest.cpp - nvidia, amd and intel discovery -------------===//
+//===- VendorPluginTest.cpp - nvidia, amd, intel and host discovery -------===//
 //
 // The vendor plugins load their vendor's loader at run time and, where it or
 // its device is missing, report no device and why. The exact reasons are
@@ -6,6 +6,8 @@
 // project's build machines): otherwise the plugin must list devices or give
 // some reason. The plugins are also driven directly through the plugin ABI,
 // as the conformance suite will: compile must say "not implemented yet".
+// The host plugin always has its one device, host:0 (its memory, streams
+// and events are covered by conformance.host.*).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <thread>
 #include <tuple>
 
 using namespace tegula;
@@ -106,6 +109,52 @@ TEST_F(VendorPlugins, DevicesThatExistHaveProperties) {
     EXPECT_GT(p.warpSize, 0u) << device.name();
     EXPECT_GT(p.globalMemory, 0u) << device.name();
     EXPECT_EQ(device.target(), device.backend() + ":" + p.arch);
+  }
+}
+
+TEST(HostPlugin, HasOneDeviceDescribingThisMachine) {
+  ASSERT_EQ(setenv("TEGULA_NUM_THREADS", "5", 1), 0);
+  Runtime runtime = makeRuntime(kBuildPluginDir, "host");
+  unsetenv("TEGULA_NUM_THREADS");
+  PluginInfo info = findRecord(runtime, kBuildPluginDir + "/libtegula_plugin_host.so");
+  ASSERT_TRUE(info.loaded) << info.skipMessage;
+  EXPECT_EQ(info.numDevices, 1u);
+  EXPECT_EQ(info.deviceStatus, "");
+  std::vector<Device> devices = runtime.devices();
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(devices[0].name(), "host:0");
+  DeviceProperties p = devices[0].properties();
+  EXPECT_FALSE(p.name.empty());
+  EXPECT_EQ(info.targets, std::vector<std::string>{p.arch});
+  EXPECT_EQ(devices[0].target(), "host:" + p.arch);
+  EXPECT_EQ(p.computeUnits, 5u) << "TEGULA_NUM_THREADS";
+  EXPECT_EQ(p.warpSize, 1u);
+  EXPECT_EQ(p.sharedMemoryPerBlock, 256u * 1024);
+  EXPECT_EQ(p.globalMemory,
+            uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE)));
+
+  // Not a positive integer: the hardware's threads.
+  for (const char *value : {"0", "-2", "four", "3x", ""}) {
+    SCOPED_TRACE(std::string("TEGULA_NUM_THREADS=") + value);
+    ASSERT_EQ(setenv("TEGULA_NUM_THREADS", value, 1), 0);
+    Runtime other = makeRuntime(kBuildPluginDir, "host");
+    unsetenv("TEGULA_NUM_THREADS");
+    std::vector<Device> devs = other.devices();
+    ASSERT_EQ(devs.size(), 1u);
+    unsigned hardware = std::thread::hardware_concurrency();
+    EXPECT_EQ(devs[0].properties().computeUnits, hardware ? hardware : 1u);
+  }
+
+  try {
+    static const char bytecode[] = "x";
+    devices[0].compile(bytecode, 1, {});
+    ADD_FAILURE() << "compiling for host succeeded";
+  } catch (const Error &error) {
+    EXPECT_EQ(error.code(), TG_ERROR_UNIMPLEMENTED);
+    EXPECT_NE(std::string(error.what())
+                  .find("compiling for host is not implemented yet"),
+              std::string::npos)
+        << error.what();
   }
 }
 

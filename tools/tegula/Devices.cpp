@@ -167,8 +167,9 @@ void printHowToAddAPlugin(const Runtime &runtime) {
       return;
   std::printf(
       "\nNo backend plugin is loaded, so there is no device to run on.%s\n"
-      "Backends are separate packages: install tegula-plugin-nvidia,\n"
-      "tegula-plugin-amd or tegula-plugin-intel, which put their plugin into\n"
+      "Backends are separate packages: install tegula-plugin-host,\n"
+      "tegula-plugin-nvidia, tegula-plugin-amd or tegula-plugin-intel, which\n"
+      "put their plugin into\n"
       "  %s\n"
       "or set TEGULA_PLUGIN_PATH to a folder holding "
       "libtegula_plugin_<backend>.so.\n",

@@ -76,21 +76,7 @@ uint32_t matrixUnitsFor(const std::string &arch) {
 }
 
 /// A HIP device: its properties, filled once at discovery.
-class HipDevice : public DeviceBase {
-public:
-  HipDevice(PluginBase &plugin, std::string deviceName, std::string deviceArch)
-      : DeviceBase(plugin), name(std::move(deviceName)),
-        arch(std::move(deviceArch)) {
-    props.struct_size = sizeof(props);
-    props.name = name.c_str();
-    props.arch = arch.c_str();
-  }
-  const tg_device_properties &properties() const override { return props; }
-
-  const std::string name;
-  const std::string arch;
-  tg_device_properties props{};
-};
+using HipDevice = PropertiesDevice;
 
 class AmdPlugin : public PluginBase {
 public:

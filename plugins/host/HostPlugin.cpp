@@ -1,8 +1,9 @@
 //===- HostPlugin.cpp - The host CPU plugin -------------------------------===//
 //
 // `host`: the machine's own CPU as one device, `host:0`, written with the
-// SDK's C++ kit (tegula/BackendKit/PluginBase.h); started from the SDK's
-// sample plugin (sdk/examples/sample-plugin/).
+// SDK's C++ kit (tegula/BackendKit/PluginBase.h, and HostQueues.h for host
+// memory, streams and events); started from the SDK's sample plugin
+// (sdk/examples/sample-plugin/).
 //
 //  - Properties describe this machine: the name from /proc/cpuinfo, the
 //    architecture the plugin was built for (x86_64, aarch64, ...), compute
@@ -22,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tegula/BackendKit/HostQueues.h"
 #include "tegula/BackendKit/PluginBase.h"
 
 #include <sys/utsname.h>
@@ -30,15 +32,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fstream>
-#include <functional>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 
@@ -48,7 +44,7 @@ namespace {
 
 /// Alignment of every allocation: a cache line, and the widest vector
 /// register (AVX-512) the code generator may use.
-constexpr uint64_t kAlignment = 64;
+constexpr uint64_t kAlignment = HostBuffer::kAlignment;
 
 /// "Shared memory per block": the scratch a program instance may use, sized
 /// to stay within a core's L2 on current CPUs. Fixed, so that what compiles
@@ -146,163 +142,13 @@ uint32_t hostClockKHz() {
   return 0;
 }
 
-//===-- Memory, streams, events -------------------------------------------===//
-
-/// Host memory as device memory, kAlignment-aligned.
-class HostBuffer : public BufferBase {
-public:
-  HostBuffer(DeviceBase &device, void *bytes, uint64_t size)
-      : BufferBase(device, size, reinterpret_cast<uintptr_t>(bytes)),
-        bytes(static_cast<uint8_t *>(bytes)) {}
-  ~HostBuffer() override { std::free(bytes); }
-  uint8_t *data() const { return bytes; }
-
-private:
-  uint8_t *bytes;
-};
-
-/// An in-order queue run by one worker thread.
-class HostStream : public StreamBase {
-public:
-  explicit HostStream(DeviceBase &device)
-      : StreamBase(device), worker([this] { run(); }) {}
-  ~HostStream() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      stopping = true;
-    }
-    wake.notify_all();
-    worker.join();
-  }
-
-  void enqueue(std::function<void()> work) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      queue.push_back(std::move(work));
-    }
-    wake.notify_all();
-  }
-
-  Status synchronize() override {
-    std::unique_lock<std::mutex> lock(mutex);
-    idle.wait(lock, [this] { return queue.empty() && !busy; });
-    return Status::success();
-  }
-
-  Status waitEvent(EventBase &event) override;
-
-private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mutex);
-    for (;;) {
-      wake.wait(lock, [this] { return stopping || !queue.empty(); });
-      if (queue.empty())
-        return; // Stopping, and everything ran.
-      std::function<void()> work = std::move(queue.front());
-      queue.pop_front();
-      busy = true;
-      lock.unlock();
-      work();
-      lock.lock();
-      busy = false;
-      if (queue.empty())
-        idle.notify_all();
-    }
-  }
-
-  std::mutex mutex;
-  std::condition_variable wake, idle;
-  std::deque<std::function<void()>> queue;
-  bool busy = false;
-  bool stopping = false;
-  std::thread worker; // Last: starts after the members it uses.
-};
-
-/// Runs |work| in |stream|, or now when there is none.
-void submit(StreamBase *stream, std::function<void()> work) {
-  if (stream)
-    static_cast<HostStream *>(stream)->enqueue(std::move(work));
-  else
-    work();
-}
-
-/// Each record() starts a new generation; the stream's worker completes it.
-class HostEvent : public EventBase {
-public:
-  using EventBase::EventBase;
-
-  Status record(StreamBase &stream) override {
-    uint64_t generation;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      generation = ++recorded;
-    }
-    static_cast<HostStream &>(stream).enqueue([this, generation] {
-      std::lock_guard<std::mutex> lock(mutex);
-      completed = std::max(completed, generation);
-      time = std::chrono::steady_clock::now();
-      done.notify_all();
-    });
-    return Status::success();
-  }
-
-  Status synchronize() override {
-    waitFor(currentGeneration());
-    return Status::success();
-  }
-
-  Status elapsedSince(EventBase &startEvent, float &milliseconds) override {
-    auto &start = static_cast<HostEvent &>(startEvent);
-    std::optional<std::chrono::steady_clock::time_point> from = start.stamp(),
-                                                         to = stamp();
-    if (!from || !to)
-      return Status(TG_ERROR_INVALID_ARGUMENT,
-                    "elapsed time needs two recorded, completed events");
-    milliseconds = std::chrono::duration<float, std::milli>(*to - *from).count();
-    return Status::success();
-  }
-
-  uint64_t currentGeneration() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return recorded;
-  }
-  /// Blocks until generation |generation| has completed (0: at once).
-  void waitFor(uint64_t generation) {
-    std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [&] { return completed >= generation; });
-  }
-
-private:
-  std::optional<std::chrono::steady_clock::time_point> stamp() {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!recorded || completed < recorded)
-      return std::nullopt;
-    return time;
-  }
-
-  std::mutex mutex;
-  std::condition_variable done;
-  uint64_t recorded = 0, completed = 0;
-  std::chrono::steady_clock::time_point time;
-};
-
-Status HostStream::waitEvent(EventBase &eventBase) {
-  auto &event = static_cast<HostEvent &>(eventBase);
-  // Waits for the recording current now, not for later ones.
-  uint64_t generation = event.currentGeneration();
-  enqueue([&event, generation] { event.waitFor(generation); });
-  return Status::success();
-}
-
 //===-- The device and the plugin -----------------------------------------===//
 
-class HostDevice : public DeviceBase {
+// Memory, streams and events: the SDK's host kit (HostQueues.h).
+class HostDevice : public HostMemoryDevice {
 public:
   HostDevice(PluginBase &plugin, const std::string &deviceArch)
-      : DeviceBase(plugin), arch(deviceArch), name(hostCpuName(arch)) {
-    props.struct_size = sizeof(props);
-    props.name = name.c_str();
-    props.arch = arch.c_str();
+      : HostMemoryDevice(plugin, hostCpuName(deviceArch), deviceArch) {
     props.compute_units = hostThreads();
     // A program instance is one thread; its tile ops vectorize within it.
     props.warp_size = 1;
@@ -315,8 +161,6 @@ public:
     props.clock_khz = hostClockKHz();
     props.memory_clock_khz = 0;
   }
-
-  const tg_device_properties &properties() const override { return props; }
 
   Status allocate(uint64_t size,
                   std::unique_ptr<BufferBase> &buffer) override {
@@ -340,52 +184,6 @@ public:
     buffer = std::make_unique<HostBuffer>(*this, bytes, size);
     return Status::success();
   }
-
-  // The runtime has checked every range against the buffers' sizes.
-  Status write(BufferBase &dst, uint64_t dstOffset, const void *src,
-               uint64_t size, StreamBase *stream) override {
-    uint8_t *to = data(dst) + dstOffset;
-    submit(stream, [=] { std::memcpy(to, src, size); });
-    return Status::success();
-  }
-  Status read(void *dst, BufferBase &src, uint64_t srcOffset, uint64_t size,
-              StreamBase *stream) override {
-    const uint8_t *from = data(src) + srcOffset;
-    submit(stream, [=] { std::memcpy(dst, from, size); });
-    return Status::success();
-  }
-  Status copy(BufferBase &dst, uint64_t dstOffset, BufferBase &src,
-              uint64_t srcOffset, uint64_t size, StreamBase *stream) override {
-    uint8_t *to = data(dst) + dstOffset;
-    const uint8_t *from = data(src) + srcOffset;
-    // memmove: a copy within one buffer may overlap.
-    submit(stream, [=] { std::memmove(to, from, size); });
-    return Status::success();
-  }
-  Status memset(BufferBase &buffer, uint64_t offset, uint64_t size,
-                uint8_t value, StreamBase *stream) override {
-    uint8_t *to = data(buffer) + offset;
-    submit(stream, [=] { std::memset(to, value, size); });
-    return Status::success();
-  }
-
-  Status createStream(std::unique_ptr<StreamBase> &stream) override {
-    stream = std::make_unique<HostStream>(*this);
-    return Status::success();
-  }
-  Status createEvent(std::unique_ptr<EventBase> &event) override {
-    event = std::make_unique<HostEvent>(*this);
-    return Status::success();
-  }
-
-private:
-  static uint8_t *data(BufferBase &buffer) {
-    return static_cast<HostBuffer &>(buffer).data();
-  }
-
-  const std::string arch;
-  const std::string name;
-  tg_device_properties props{};
 };
 
 class HostPlugin : public PluginBase {

@@ -77,21 +77,7 @@ template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
 }
 
 /// A CUDA device: its properties, filled once at discovery.
-class CudaDevice : public DeviceBase {
-public:
-  CudaDevice(PluginBase &plugin, std::string deviceName, std::string deviceArch)
-      : DeviceBase(plugin), name(std::move(deviceName)),
-        arch(std::move(deviceArch)) {
-    props.struct_size = sizeof(props);
-    props.name = name.c_str();
-    props.arch = arch.c_str();
-  }
-  const tg_device_properties &properties() const override { return props; }
-
-  const std::string name;
-  const std::string arch;
-  tg_device_properties props{};
-};
+using CudaDevice = PropertiesDevice;
 
 class NvidiaPlugin : public PluginBase {
 public:

@@ -2,11 +2,12 @@
 //
 // `sample`: a backend whose device memory is host memory and whose streams
 // are worker threads, written with the SDK's C++ kit
-// (tegula/BackendKit/PluginBase.h). It shows every part of a plugin a vendor
-// writes - identity, device discovery and properties, memory, streams,
-// events, compile, module load and launch - without a GPU, and it passes the
-// conformance suite in strict mode. Copy it to start a backend; replace host
-// memory with the vendor driver's calls.
+// (tegula/BackendKit/PluginBase.h, and HostQueues.h for host memory, streams
+// and events). It shows every part of a plugin a vendor writes - identity,
+// device discovery and properties, memory, streams, events, compile, module
+// load and launch - without a GPU, and it passes the conformance suite in
+// strict mode. Copy it to start a backend; replace host memory with the
+// vendor driver's calls.
 //
 //  - TEGULA_SAMPLE_DEVICES=<n> sets the number of devices (default 1; 0
 //    shows the "no device, and why" path).
@@ -18,20 +19,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tegula/BackendKit/HostQueues.h"
 #include "tegula/BackendKit/PluginBase.h"
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <functional>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 
 using namespace tegula::plugin;
 
@@ -43,152 +39,13 @@ constexpr char kTarget[] = "host_memory";
 
 class SampleDevice;
 
-/// Host memory standing in for device memory.
-class SampleBuffer : public BufferBase {
+/// Host memory standing in for device memory (the SDK's HostBuffer), which
+/// the device forgets when it is freed.
+class SampleBuffer : public HostBuffer {
 public:
-  SampleBuffer(DeviceBase &device, std::unique_ptr<uint8_t[]> bytes,
-               uint64_t size)
-      : BufferBase(device, size, reinterpret_cast<uintptr_t>(bytes.get())),
-        bytes(std::move(bytes)) {}
+  using HostBuffer::HostBuffer;
   ~SampleBuffer() override;
-  uint8_t *data() const { return bytes.get(); }
-
-private:
-  std::unique_ptr<uint8_t[]> bytes;
 };
-
-/// An in-order queue run by one worker thread.
-class SampleStream : public StreamBase {
-public:
-  explicit SampleStream(DeviceBase &device)
-      : StreamBase(device), worker([this] { run(); }) {}
-  ~SampleStream() override {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      stopping = true;
-    }
-    wake.notify_all();
-    worker.join();
-  }
-
-  void enqueue(std::function<void()> work) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      queue.push_back(std::move(work));
-    }
-    wake.notify_all();
-  }
-
-  Status synchronize() override {
-    std::unique_lock<std::mutex> lock(mutex);
-    idle.wait(lock, [this] { return queue.empty() && !busy; });
-    return Status::success();
-  }
-
-  Status waitEvent(EventBase &event) override;
-
-private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mutex);
-    for (;;) {
-      wake.wait(lock, [this] { return stopping || !queue.empty(); });
-      if (queue.empty())
-        return; // Stopping, and everything ran.
-      std::function<void()> work = std::move(queue.front());
-      queue.pop_front();
-      busy = true;
-      lock.unlock();
-      work();
-      lock.lock();
-      busy = false;
-      if (queue.empty())
-        idle.notify_all();
-    }
-  }
-
-  std::mutex mutex;
-  std::condition_variable wake, idle;
-  std::deque<std::function<void()>> queue;
-  bool busy = false;
-  bool stopping = false;
-  std::thread worker; // Last: starts after the members it uses.
-};
-
-/// Runs |work| in |stream|, or now when there is none.
-void submit(StreamBase *stream, std::function<void()> work) {
-  if (stream)
-    static_cast<SampleStream *>(stream)->enqueue(std::move(work));
-  else
-    work();
-}
-
-/// Each record() starts a new generation; the stream's worker completes it.
-class SampleEvent : public EventBase {
-public:
-  using EventBase::EventBase;
-
-  Status record(StreamBase &stream) override {
-    uint64_t generation;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      generation = ++recorded;
-    }
-    static_cast<SampleStream &>(stream).enqueue([this, generation] {
-      std::lock_guard<std::mutex> lock(mutex);
-      completed = std::max(completed, generation);
-      time = std::chrono::steady_clock::now();
-      done.notify_all();
-    });
-    return Status::success();
-  }
-
-  Status synchronize() override {
-    waitFor(currentGeneration());
-    return Status::success();
-  }
-
-  Status elapsedSince(EventBase &startEvent, float &milliseconds) override {
-    auto &start = static_cast<SampleEvent &>(startEvent);
-    std::optional<std::chrono::steady_clock::time_point> from = start.stamp(),
-                                                         to = stamp();
-    if (!from || !to)
-      return Status(TG_ERROR_INVALID_ARGUMENT,
-                    "elapsed time needs two recorded, completed events");
-    milliseconds = std::chrono::duration<float, std::milli>(*to - *from).count();
-    return Status::success();
-  }
-
-  uint64_t currentGeneration() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return recorded;
-  }
-  /// Blocks until generation |generation| has completed (0: at once).
-  void waitFor(uint64_t generation) {
-    std::unique_lock<std::mutex> lock(mutex);
-    done.wait(lock, [&] { return completed >= generation; });
-  }
-
-private:
-  std::optional<std::chrono::steady_clock::time_point> stamp() {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (!recorded || completed < recorded)
-      return std::nullopt;
-    return time;
-  }
-
-  std::mutex mutex;
-  std::condition_variable done;
-  uint64_t recorded = 0, completed = 0;
-  std::chrono::steady_clock::time_point time;
-};
-
-Status SampleStream::waitEvent(EventBase &eventBase) {
-  auto &event = static_cast<SampleEvent &>(eventBase);
-  // Waits for the recording current now, not for later ones.
-  uint64_t generation = event.currentGeneration();
-  enqueue([&event, generation] { event.waitFor(generation); });
-  return Status::success();
-}
 
 class SampleKernel : public KernelBase {
 public:
@@ -215,13 +72,14 @@ private:
   SampleKernel fill;
 };
 
-class SampleDevice : public DeviceBase {
+// Buffer copies, streams and events come from the SDK's host kit
+// (HostMemoryDevice, HostStream, HostEvent in HostQueues.h): a real backend
+// replaces them with its driver's calls.
+class SampleDevice : public HostMemoryDevice {
 public:
-  SampleDevice(PluginBase &plugin, int index) : DeviceBase(plugin) {
-    name = "Tegula sample device " + std::to_string(index);
-    props.struct_size = sizeof(props);
-    props.name = name.c_str();
-    props.arch = kTarget;
+  SampleDevice(PluginBase &plugin, int index)
+      : HostMemoryDevice(plugin, "Tegula sample device " + std::to_string(index),
+                         kTarget) {
     props.compute_units = 1;
     props.warp_size = 32;
     props.max_threads_per_block = 1024;
@@ -229,23 +87,20 @@ public:
     props.global_memory = kGlobalMemory;
   }
 
-  const tg_device_properties &properties() const override { return props; }
-
   Status allocate(uint64_t size,
                   std::unique_ptr<BufferBase> &buffer) override {
     if (size > kGlobalMemory)
       return Status(TG_ERROR_OUT_OF_MEMORY,
                     "cannot allocate " + std::to_string(size) +
                         " bytes on a 1 GiB device");
-    std::unique_ptr<uint8_t[]> bytes(new (std::nothrow)
-                                         uint8_t[size ? size : 1]);
+    void *bytes = HostBuffer::allocateAligned(size);
     if (!bytes)
       return Status(TG_ERROR_OUT_OF_MEMORY, "host allocation failed");
     {
       std::lock_guard<std::mutex> lock(mutex);
-      live[reinterpret_cast<uintptr_t>(bytes.get())] = size;
+      live[reinterpret_cast<uintptr_t>(bytes)] = size;
     }
-    buffer = std::make_unique<SampleBuffer>(*this, std::move(bytes), size);
+    buffer = std::make_unique<SampleBuffer>(*this, bytes, size);
     return Status::success();
   }
 
@@ -265,42 +120,6 @@ public:
     return offset <= it->second && size <= it->second - offset;
   }
 
-  // The runtime has checked every range against the buffers' sizes.
-  Status write(BufferBase &dst, uint64_t dstOffset, const void *src,
-               uint64_t size, StreamBase *stream) override {
-    uint8_t *to = data(dst) + dstOffset;
-    submit(stream, [=] { std::memcpy(to, src, size); });
-    return Status::success();
-  }
-  Status read(void *dst, BufferBase &src, uint64_t srcOffset, uint64_t size,
-              StreamBase *stream) override {
-    const uint8_t *from = data(src) + srcOffset;
-    submit(stream, [=] { std::memcpy(dst, from, size); });
-    return Status::success();
-  }
-  Status copy(BufferBase &dst, uint64_t dstOffset, BufferBase &src,
-              uint64_t srcOffset, uint64_t size, StreamBase *stream) override {
-    uint8_t *to = data(dst) + dstOffset;
-    const uint8_t *from = data(src) + srcOffset;
-    submit(stream, [=] { std::memmove(to, from, size); });
-    return Status::success();
-  }
-  Status memset(BufferBase &buffer, uint64_t offset, uint64_t size,
-                uint8_t value, StreamBase *stream) override {
-    uint8_t *to = data(buffer) + offset;
-    submit(stream, [=] { std::memset(to, value, size); });
-    return Status::success();
-  }
-
-  Status createStream(std::unique_ptr<StreamBase> &stream) override {
-    stream = std::make_unique<SampleStream>(*this);
-    return Status::success();
-  }
-  Status createEvent(std::unique_ptr<EventBase> &event) override {
-    event = std::make_unique<SampleEvent>(*this);
-    return Status::success();
-  }
-
   Status loadModule(const void *image, size_t size,
                     std::unique_ptr<ModuleBase> &module) override {
     std::string text(static_cast<const char *>(image), size);
@@ -311,12 +130,6 @@ public:
   }
 
 private:
-  static uint8_t *data(BufferBase &buffer) {
-    return static_cast<SampleBuffer &>(buffer).data();
-  }
-
-  std::string name;
-  tg_device_properties props{};
   std::mutex mutex;
   /// Live allocations: address -> size.
   std::map<uintptr_t, uint64_t> live;
@@ -352,7 +165,8 @@ Status SampleKernel::launch(const LaunchRequest &request) {
                   "fill_u32: out + " + std::to_string(count * 4) +
                       " bytes is not device memory");
   auto *dst = reinterpret_cast<uint32_t *>(static_cast<uintptr_t>(out));
-  submit(request.stream, [=] { std::fill(dst, dst + count, value); });
+  HostStream::submit(request.stream,
+                     [=] { std::fill(dst, dst + count, value); });
   return Status::success();
 }
 

@@ -326,6 +326,39 @@ private:
   PluginBase &owner;
 };
 
+/// A device whose properties are filled once, at discovery, and never change
+/// afterwards: the usual case. The constructor sets struct_size, name and
+/// arch (the strings live in the object, as long as the device); discovery
+/// fills the rest of |props| before PluginBase::addDevice, e.g.
+///
+///   auto dev = std::make_unique<PropertiesDevice>(*this, "ACME X1", "x1");
+///   dev->props.compute_units = 64;
+///   addDevice(std::move(dev));
+///
+/// Derive from it to add memory, streams, events and modules (the
+/// operations it does not override answer TG_ERROR_UNIMPLEMENTED).
+class PropertiesDevice : public DeviceBase {
+public:
+  PropertiesDevice(PluginBase &plugin, std::string deviceName,
+                   std::string deviceArch)
+      : DeviceBase(plugin), name(std::move(deviceName)),
+        arch(std::move(deviceArch)) {
+    props.struct_size = sizeof(props);
+    props.name = name.c_str();
+    props.arch = arch.c_str();
+  }
+  // |props| points into the object itself.
+  PropertiesDevice(const PropertiesDevice &) = delete;
+  PropertiesDevice &operator=(const PropertiesDevice &) = delete;
+
+  const tg_device_properties &properties() const override { return props; }
+
+  const std::string name;
+  const std::string arch;
+  /// Unknown numbers stay 0.
+  tg_device_properties props{};
+};
+
 /// The plugin's identity, as plugin_get_info reports it.
 struct PluginInfo {
   /// The backend name, [a-z0-9_]+, equal to the `<backend>` of the file name

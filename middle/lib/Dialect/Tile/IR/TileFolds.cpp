@@ -261,3 +261,35 @@ OpFoldResult UMulHiOp::fold(FoldAdaptor adaptor) {
   APInt hi = (x.zext(2 * bits) * y.zext(2 * bits)).lshr(bits).trunc(bits);
   return IntegerAttr::get(getType(), hi);
 }
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  // A constant splat is the same constant in any layout.
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+namespace {
+/// convert_layout(convert_layout(x)) -> convert_layout(x).
+struct ConvertOfConvert : public OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!inner)
+      return failure();
+    rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, op.getType(),
+                                                 inner.getSrc());
+    return success();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                  MLIRContext *context) {
+  patterns.add<SplatThrough<ConvertLayoutOp>, ConvertOfConvert>(context);
+}

@@ -27,6 +27,14 @@
 #include "tegula/Dialect/Tile/IR/TileDialect.h.inc"
 #include "tegula/Dialect/Tile/IR/TileEnums.h.inc"
 
+namespace tegula::tile {
+/// Parses the `[a, b, ...]` arrays of the layout attributes.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+parseLayoutArray(mlir::AsmParser &parser);
+/// Prints the `[a, b, ...]` arrays of the layout attributes.
+void printLayoutArray(mlir::AsmPrinter &printer, llvm::ArrayRef<int64_t> values);
+} // namespace tegula::tile
+
 #define GET_ATTRDEF_CLASSES
 #include "tegula/Dialect/Tile/IR/TileAttrs.h.inc"
 
@@ -60,6 +68,13 @@ mlir::Type getPointeeType(mlir::Type type);
 mlir::Type getBlockBaseType(mlir::Type type);
 /// Bit width of a scalar type; pointers are 64 bits.
 unsigned getScalarBitWidth(mlir::Type type);
+
+/// The rank of the tensors layout attribute |layout| (`#tile.blocked`,
+/// `#tile.slice`, `#tile.matrix`, `#tile.dot_operand`, `#tile.shared`)
+/// applies to; -1 when |layout| is null or not a tile layout.
+int64_t getLayoutRank(mlir::Attribute layout);
+/// True for the distributed layouts: every tile layout but `#tile.shared`.
+bool isDistributedLayout(mlir::Attribute layout);
 
 /// Names of the argument attributes a kernel's arguments may carry.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";

@@ -14,6 +14,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 include "tegula/Dialect/Tile/IR/TileDialect.td"
 include "tegula/Dialect/Tile/IR/TileTypes.td"
 include "tegula/Dialect/Tile/IR/TileAttrs.td"
+include "tegula/Dialect/Tile/IR/TileLayouts.td"
 
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
@@ -237,6 +238,28 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
     $src `[` $indices `]` attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
+}
+
+/// Redistributes a tensor from one layout to another.
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "the same tensor in another layout";
+  let description = [{
+    Returns `src` unchanged in value but with the layout (the `encoding` of
+    the tensor type, such as `#tile.blocked` or `#tile.shared`) of the
+    result type. The shape and element type stay the same; each encoding,
+    when present, has the rank of the tensor (a `#tile.slice` has the rank
+    of its parent minus one).
+
+    ```mlir
+    %y = tile.convert_layout %x : tensor<128x64xf16, #a> -> tensor<128x64xf16, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

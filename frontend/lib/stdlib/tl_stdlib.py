@@ -112,43 +112,40 @@ def _elementwise_min(a, b):
 
 
 @jit
-def _argmax_combine(value1, index1, value2, index2, tie_break_left):
+def _arg_combine(value1, index1, value2, index2, tie_break_left, is_max):
+    # The better of two (value, index) pairs; on equal values the smaller
+    # index wins when tie_break_left.
     if tie_break_left:
         tie = value1 == value2 and index1 < index2
     else:
         tie = False
-    gt = value1 > value2 or tie
-    return where(gt, value1, value2), where(gt, index1, index2)
+    if is_max:
+        better = value1 > value2 or tie
+    else:
+        better = value1 < value2 or tie
+    return where(better, value1, value2), where(better, index1, index2)
 
 
+# Combine functions take exactly the reduced values, so each variant is its
+# own function.
 @jit
 def _argmax_combine_tie_break_left(value1, index1, value2, index2):
-    return _argmax_combine(value1, index1, value2, index2, True)
+    return _arg_combine(value1, index1, value2, index2, True, True)
 
 
 @jit
 def _argmax_combine_tie_break_fast(value1, index1, value2, index2):
-    return _argmax_combine(value1, index1, value2, index2, False)
-
-
-@jit
-def _argmin_combine(value1, index1, value2, index2, tie_break_left):
-    if tie_break_left:
-        tie = value1 == value2 and index1 < index2
-    else:
-        tie = False
-    lt = value1 < value2 or tie
-    return where(lt, value1, value2), where(lt, index1, index2)
+    return _arg_combine(value1, index1, value2, index2, False, True)
 
 
 @jit
 def _argmin_combine_tie_break_left(value1, index1, value2, index2):
-    return _argmin_combine(value1, index1, value2, index2, True)
+    return _arg_combine(value1, index1, value2, index2, True, False)
 
 
 @jit
 def _argmin_combine_tie_break_fast(value1, index1, value2, index2):
-    return _argmin_combine(value1, index1, value2, index2, False)
+    return _arg_combine(value1, index1, value2, index2, False, False)
 
 
 @jit
@@ -162,42 +159,38 @@ def _widen_for_minmax(input):
 
 
 @jit
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+def _extreme(input, axis, return_indices, tie_break_left, keep_dims, is_max):
+    # tl.max and tl.min: the extreme values, or (values, indices).
     input = _promote_bfloat16_to_float32(input)
     if return_indices:
-        if return_indices_tie_break_left:
-            return _reduce_with_indices(input, axis, _argmax_combine_tie_break_left, keep_dims=keep_dims)
+        if is_max:
+            combine = _argmax_combine_tie_break_left if tie_break_left else _argmax_combine_tie_break_fast
         else:
-            return _reduce_with_indices(input, axis, _argmax_combine_tie_break_fast, keep_dims=keep_dims)
-    else:
-        input = _widen_for_minmax(input)
-        return reduce(input, axis, _elementwise_max, keep_dims=keep_dims)
+            combine = _argmin_combine_tie_break_left if tie_break_left else _argmin_combine_tie_break_fast
+        return _reduce_with_indices(input, axis, combine, keep_dims=keep_dims)
+    input = _widen_for_minmax(input)
+    return reduce(input, axis, _elementwise_max if is_max else _elementwise_min, keep_dims=keep_dims)
+
+
+@jit
+def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+    return _extreme(input, axis, return_indices, return_indices_tie_break_left, keep_dims, True)
 
 
 @jit
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
-    _, ret = max(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
-                 keep_dims=keep_dims)
+    _, ret = _extreme(input, axis, True, tie_break_left, keep_dims, True)
     return ret
 
 
 @jit
 def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
-    input = _promote_bfloat16_to_float32(input)
-    if return_indices:
-        if return_indices_tie_break_left:
-            return _reduce_with_indices(input, axis, _argmin_combine_tie_break_left, keep_dims=keep_dims)
-        else:
-            return _reduce_with_indices(input, axis, _argmin_combine_tie_break_fast, keep_dims=keep_dims)
-    else:
-        input = _widen_for_minmax(input)
-        return reduce(input, axis, _elementwise_min, keep_dims=keep_dims)
+    return _extreme(input, axis, return_indices, return_indices_tie_break_left, keep_dims, False)
 
 
 @jit
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
-    _, ret = min(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
-                 keep_dims=keep_dims)
+    _, ret = _extreme(input, axis, True, tie_break_left, keep_dims, False)
     return ret
 
 

@@ -464,17 +464,23 @@ Stmt *Parser::parseImport() {
     ImportAlias A{};
     if (!parseDottedName(A.Name, A.Loc))
       return nullptr;
-    if (consumeIf(TK::kw_as)) {
-      if (!at(TK::Identifier)) {
-        errorExpected("name after 'as'");
-        return nullptr;
-      }
-      A.AsName = tok().getText();
-      consume();
-    }
+    if (!parseOptionalAsName(A.AsName))
+      return nullptr;
     Names.push_back(A);
   } while (consumeIf(TK::Comma));
   return Ctx.create<ImportStmt>(Loc, Ctx.copyArray<ImportAlias>(Names));
+}
+
+bool Parser::parseOptionalAsName(StringRef &AsName) {
+  if (!consumeIf(TK::kw_as))
+    return true;
+  if (!at(TK::Identifier)) {
+    errorExpected("name after 'as'");
+    return false;
+  }
+  AsName = tok().getText();
+  consume();
+  return true;
 }
 
 Stmt *Parser::parseImportFrom() {
@@ -504,14 +510,8 @@ Stmt *Parser::parseImportFrom() {
       }
       ImportAlias A{tok().getText(), {}, loc()};
       consume();
-      if (consumeIf(TK::kw_as)) {
-        if (!at(TK::Identifier)) {
-          errorExpected("name after 'as'");
-          return nullptr;
-        }
-        A.AsName = tok().getText();
-        consume();
-      }
+      if (!parseOptionalAsName(A.AsName))
+        return nullptr;
       Names.push_back(A);
     } while (consumeIf(TK::Comma));
     if (Parenthesized && !expect(TK::RParen, "')'"))

@@ -93,12 +93,6 @@ public:
     return Status::success();
   }
 
-  Status compile(const CompileRequest &request,
-                 std::unique_ptr<CompiledImage> &) override {
-    return Status(TG_ERROR_UNIMPLEMENTED, "compiling for " + request.target +
-                                              " is not implemented yet");
-  }
-
 private:
   /// Fills the device list; returns why there is no device, or "".
   std::string discover() {

@@ -319,7 +319,7 @@ TEST_F(PluginBaseTable, WhatIsNotOverriddenIsUnimplemented) {
   compile.target = "a";
   EXPECT_EQ(take(api, api->plugin_compile(&compile)),
             std::make_pair(int32_t(TG_ERROR_UNIMPLEMENTED),
-                           std::string("compiling for a is not implemented")));
+                           std::string("compiling for a is not implemented yet")));
 }
 
 TEST_F(PluginBaseTable, ExceptionsAndBadArgumentsBecomeErrors) {

@@ -156,6 +156,8 @@ private:
   Stmt *parseImport();
   Stmt *parseImportFrom();
   bool parseDottedName(llvm::StringRef &Name, SourceLocation &Loc);
+  /// Parses `as NAME` if present into |AsName|; false after an error.
+  bool parseOptionalAsName(llvm::StringRef &AsName);
 
   //===--- Module level (Module.cpp) -------------------------------------===//
   void parseModuleStatement(Module &M);

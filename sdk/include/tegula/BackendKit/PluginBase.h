@@ -393,7 +393,7 @@ public:
   virtual Status compile(const CompileRequest &request,
                          std::unique_ptr<CompiledImage> &image) {
     return Status(TG_ERROR_UNIMPLEMENTED,
-                  "compiling for " + request.target + " is not implemented");
+                  "compiling for " + request.target + " is not implemented yet");
   }
 
   const PluginInfo &info() const { return identity; }

@@ -1,4 +1,5 @@
 //===- tegula-opt.cpp - mlir-opt with Tegula's dialects and passes --------===//
+#include "tegula/Conversion/TileToLLVM.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
 #include "tegula/Dialect/Tile/Transforms/Passes.h"
 
@@ -12,6 +13,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   tegula::tile::registerTilePasses();
   tegula::tile::registerTilePipelines();
+  tegula::registerTileToLLVMTestPass();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

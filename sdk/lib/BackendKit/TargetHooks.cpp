@@ -10,6 +10,27 @@ using namespace tegula::backend;
 
 TargetHooks::~TargetHooks() = default;
 
+llvm::SmallVector<Type>
+TargetHooks::getKernelContextTypes(MLIRContext *) const {
+  return {};
+}
+
+Value TargetHooks::buildScratchBase(OpBuilder &, Location) const {
+  return {};
+}
+
+LogicalResult TargetHooks::buildPrint(OpBuilder &, Location, llvm::StringRef,
+                                      Value, Value, bool, bool) const {
+  return failure();
+}
+
+LogicalResult TargetHooks::buildAssertFailure(OpBuilder &, Location,
+                                              llvm::StringRef, llvm::StringRef,
+                                              unsigned, llvm::StringRef,
+                                              Value) const {
+  return failure();
+}
+
 namespace {
 
 gpu::Dimension toDimension(Axis axis) {

@@ -6,10 +6,11 @@
 // handful of operations that differ between GPUs (program and thread ids,
 // the block barrier, cross-lane shuffles).
 //
-// Status: an interface, honestly incomplete. The generic lowering that calls
-// it does not exist yet (it comes with the layout engine in middle/), so
-// nothing in Tegula calls these hooks today. The interface grows with that
-// lowering - likely next: shared-memory allocation base, matrix-unit
+// Status: growing with its callers. middle/'s lowering (tegula/Conversion/
+// TileToLLVM.h) calls the program-id, scratch, print and assert hooks today
+// (the host plugin implements them); the thread, barrier and shuffle hooks
+// wait for the distributed (multi-thread) lowering of the GPU backends. The
+// interface grows with that lowering - likely next: shared-memory allocation base, matrix-unit
 // instruction builders (mma / wgmma, mfma / wmma, dpas), async copies,
 // atomics - and every addition is an ABI-neutral C++ change, because hooks
 // never cross the plugin C boundary: a plugin uses them inside itself.
@@ -27,6 +28,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 namespace tegula::backend {
 
@@ -80,6 +85,41 @@ public:
   virtual mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
                                    mlir::Value value, ShuffleKind kind,
                                    mlir::Value offset) const = 0;
+
+  /// Extra trailing parameters of every lowered kernel function, after the
+  /// kernel's own (the host passes its program context this way). The hooks
+  /// find them as the last arguments of the enclosing llvm.func. Default:
+  /// none.
+  virtual llvm::SmallVector<mlir::Type>
+  getKernelContextTypes(mlir::MLIRContext *context) const;
+
+  /// The base address (an !llvm.ptr in the shared address space) of the
+  /// per-program scratch memory in which the lowering places the tiles it
+  /// keeps in memory; its size is reported in the kernel metadata. Null when
+  /// the target has none (the default).
+  virtual mlir::Value buildScratchBase(mlir::OpBuilder &builder,
+                                       mlir::Location loc) const;
+
+  /// Prints one element for `tl.device_print`: |prefix| (already carrying
+  /// " (operand k)" when the print has several), the element's linear
+  /// |index| (i64; -1 for a scalar), and |value| (an integer, float or
+  /// pointer scalar); |isSigned| and |hex| as the op says. Returns failure
+  /// (the default) when the target cannot print.
+  virtual mlir::LogicalResult buildPrint(mlir::OpBuilder &builder,
+                                         mlir::Location loc,
+                                         llvm::StringRef prefix,
+                                         mlir::Value index, mlir::Value value,
+                                         bool isSigned, bool hex) const;
+
+  /// Reports a failed `tl.device_assert` for the element at linear |index|
+  /// (i64; -1 for a scalar condition); the target makes the launch fail with
+  /// |message|, |file|:|line|, |function| and the program id. Returns failure
+  /// (the default) when the target cannot.
+  virtual mlir::LogicalResult
+  buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                     llvm::StringRef message, llvm::StringRef file,
+                     unsigned line, llvm::StringRef function,
+                     mlir::Value index) const;
 };
 
 /// TargetHooks on MLIR's `gpu` dialect (gpu.block_id, gpu.grid_dim,

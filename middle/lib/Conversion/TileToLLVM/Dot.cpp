@@ -1,0 +1,172 @@
+//===- Dot.cpp - tl.dot as fused multiply-adds ----------------------------===//
+//
+// The portable dot: D = A x B + C with A [M, K], B [K, N]. Rows of D are
+// processed four at a time and columns a chunk at a time, each (4 x chunk)
+// block of accumulators kept in vectors across the K loop: per k, one chunk
+// of B's row k and four broadcast elements of A. Operands are converted to
+// the accumulator type first (f16/bf16 to f32, i8 to i32); an f16 or bf16
+// accumulator is computed in f32 and rounded when stored. Matrix units are
+// a target's business (LayoutPolicy::selectMatrixInstruction).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringImpl.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+namespace {
+
+/// Converts a chunk of |from| elements to |to| (a float or i32 type).
+Value convertOperand(Lowerer &l, Location loc, Value value, Type from,
+                     Type to, int64_t width) {
+  OpBuilder &b = l.b;
+  if (from == to)
+    return value;
+  Type target = l.chunkType(to, width);
+  if (isa<IntegerType>(from))
+    return b.create<arith::ExtSIOp>(loc, target, value);
+  if (from.isBF16()) {
+    Value bits = b.create<arith::BitcastOp>(loc, l.chunkType(b.getI16Type(), width), value);
+    Value wide = b.create<arith::ExtUIOp>(loc, l.chunkType(b.getI32Type(), width), bits);
+    Value shifted = b.create<arith::ShLIOp>(
+        loc, wide, l.constantChunk(loc, b.getI32IntegerAttr(16), width));
+    Value f32 = b.create<arith::BitcastOp>(loc, l.chunkType(b.getF32Type(), width), shifted);
+    return convertOperand(l, loc, f32, b.getF32Type(), to, width);
+  }
+  if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+    return b.create<arith::ExtFOp>(loc, target, value);
+  return b.create<arith::TruncFOp>(loc, target, value);
+}
+
+LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto bType = cast<RankedTensorType>(op.getB().getType());
+  auto dType = cast<RankedTensorType>(op.getD().getType());
+  if (aType.getRank() != 2)
+    return l.unsupported(op, "batched (rank-3) dot is not supported by this "
+                             "lowering yet");
+  Type aElem = aType.getElementType(), bElem = bType.getElementType();
+  Type dElem = dType.getElementType();
+  for (Type t : {aElem, bElem, dElem})
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+      return l.unsupported(op, "fp8 dot operands are not supported by this "
+                               "lowering yet");
+  Type acc = dElem;
+  if (dElem.isF16() || dElem.isBF16())
+    acc = b.getF32Type();
+  bool isFloat = isa<FloatType>(acc);
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  int64_t width = Lowerer::chunkWidth(n);
+  int64_t rows = m % 4 == 0 ? 4 : (m % 2 == 0 ? 2 : 1);
+  Value aBuf = l.lookup(op.getA()), bBuf = l.lookup(op.getB());
+  Value cBuf = l.lookup(op.getC());
+  Value dBuf = l.allocTile(loc, dType);
+
+  auto loopOver = [&](int64_t upper, int64_t step,
+                      llvm::function_ref<void(Value)> body) {
+    auto loop = b.create<scf::ForOp>(loc, l.constI64(loc, 0),
+                                     l.constI64(loc, upper),
+                                     l.constI64(loc, step));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    body(loop.getInductionVar());
+  };
+  loopOver(m, rows, [&](Value i) {
+    loopOver(n, width, [&](Value j) {
+      SmallVector<Value> rowBase, init;
+      for (int64_t r = 0; r < rows; ++r) {
+        Value row = b.create<arith::AddIOp>(loc, i, l.constI64(loc, r));
+        Value at = b.create<arith::AddIOp>(
+            loc, b.create<arith::MulIOp>(loc, row, l.constI64(loc, n)), j);
+        rowBase.push_back(row);
+        init.push_back(convertOperand(
+            l, loc, l.loadChunk(loc, cBuf, dElem, at, width), dElem, acc,
+            width));
+      }
+      auto kLoop = b.create<scf::ForOp>(loc, l.constI64(loc, 0),
+                                        l.constI64(loc, k),
+                                        l.constI64(loc, 1), init);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(kLoop.getBody());
+        Value kk = kLoop.getInductionVar();
+        Value bAt = b.create<arith::AddIOp>(
+            loc, b.create<arith::MulIOp>(loc, kk, l.constI64(loc, n)), j);
+        Value bChunk = convertOperand(
+            l, loc, l.loadChunk(loc, bBuf, bElem, bAt, width), bElem, acc,
+            width);
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < rows; ++r) {
+          Value aAt = b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, k)),
+              kk);
+          Value aValue = convertOperand(
+              l, loc, l.loadChunk(loc, aBuf, aElem, aAt, 1), aElem, acc, 1);
+          Value aChunk = l.splatChunk(loc, aValue, width);
+          Value current = kLoop.getRegionIterArgs()[r];
+          next.push_back(
+              isFloat ? b.create<math::FmaOp>(loc, aChunk, bChunk, current)
+                            .getResult()
+                      : b.create<arith::AddIOp>(
+                             loc, current,
+                             b.create<arith::MulIOp>(loc, aChunk, bChunk))
+                            .getResult());
+        }
+        b.create<scf::YieldOp>(loc, next);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        Value at = b.create<arith::AddIOp>(
+            loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, n)),
+            j);
+        Value value = kLoop.getResult(r);
+        if (acc != dElem) {
+          // Round to the accumulator's storage type (f16 / bf16).
+          if (dElem.isBF16()) {
+            Value f32 = value;
+            Value bits = b.create<arith::BitcastOp>(
+                loc, l.chunkType(b.getI32Type(), width), f32);
+            Value lsb = b.create<arith::AndIOp>(
+                loc,
+                b.create<arith::ShRUIOp>(
+                    loc, bits,
+                    l.constantChunk(loc, b.getI32IntegerAttr(16), width)),
+                l.constantChunk(loc, b.getI32IntegerAttr(1), width));
+            Value rounded = b.create<arith::AddIOp>(
+                loc,
+                b.create<arith::AddIOp>(
+                    loc, bits,
+                    l.constantChunk(loc, b.getI32IntegerAttr(0x7FFF), width)),
+                lsb);
+            Value top = b.create<arith::ShRUIOp>(
+                loc, rounded,
+                l.constantChunk(loc, b.getI32IntegerAttr(16), width));
+            Value half = b.create<arith::TruncIOp>(
+                loc, l.chunkType(b.getI16Type(), width), top);
+            value = b.create<arith::BitcastOp>(
+                loc, l.chunkType(b.getBF16Type(), width), half);
+          } else {
+            value = b.create<arith::TruncFOp>(loc, l.chunkType(dElem, width),
+                                              value);
+          }
+        }
+        l.storeChunk(loc, dBuf, dElem, at, value);
+      }
+    });
+  });
+  l.map.map(op.getD(), dBuf);
+  return success();
+}
+
+} // namespace
+
+std::optional<LogicalResult>
+tegula::lowering::lowerDotFamily(Lowerer &l, Operation *op) {
+  if (auto dot = dyn_cast<tile::DotOp>(op))
+    return lowerDot(l, dot);
+  return std::nullopt;
+}

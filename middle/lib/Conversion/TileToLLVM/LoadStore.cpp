@@ -1,0 +1,454 @@
+//===- LoadStore.cpp - Loads, stores and block pointers -------------------===//
+//
+// Tiles of pointers: where the axis analysis shows runs of contiguous
+// addresses as long as a chunk, a chunk is one (masked) vector load or store
+// from the run's first address; otherwise a (masked) gather or scatter.
+// Masked-off lanes read |other| (zero without one) and never touch memory.
+// Block pointers (tl.make_block_ptr) load and store element by element with
+// the bounds checks their boundary_check asks for.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringImpl.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+namespace {
+
+/// The alignment of a run starting at a pointer with |divisibility| bytes
+/// known, for |bytes| of access.
+unsigned accessAlignment(int64_t divisibility, int64_t elemBytes,
+                         int64_t bytes) {
+  int64_t align = std::max<int64_t>(1, std::min(divisibility, bytes));
+  while (align & (align - 1))
+    align &= align - 1;
+  return static_cast<unsigned>(std::max(align, elemBytes));
+}
+
+/// The mask chunk (i1 or vector of i1) of |mask| (old value, tile or scalar,
+/// may be null) at |index|.
+Value maskChunk(Lowerer &l, Location loc, Value mask, Value index,
+                int64_t width) {
+  if (!mask)
+    return {};
+  if (auto type = dyn_cast<RankedTensorType>(mask.getType()))
+    return l.loadChunk(loc, l.lookup(mask), type.getElementType(), index,
+                       width);
+  return l.splatChunk(loc, l.lookup(mask), width);
+}
+
+/// How a tile of pointers is accessed chunk by chunk.
+struct Access {
+  int64_t width = 1;
+  bool contiguous = false;
+  unsigned alignment = 1;
+};
+
+Access planAccess(Lowerer &l, Value ptrs, RankedTensorType type,
+                  Type pointee) {
+  Access access;
+  int64_t n = type.getNumElements();
+  access.width = Lowerer::chunkWidth(n);
+  int64_t elemBytes = l.storageBytes(pointee);
+  access.alignment = static_cast<unsigned>(elemBytes);
+  AxisInfo info = l.axisInfo.get(ptrs);
+  int64_t last = type.getRank() - 1;
+  if (info.isInitialized() && info.getRank() == type.getRank()) {
+    int64_t contiguity = info.getContiguity(last);
+    if (access.width > 1 && contiguity >= access.width &&
+        type.getDimSize(last) % access.width == 0) {
+      access.contiguous = true;
+      access.alignment = accessAlignment(info.getDivisibility(last), elemBytes,
+                                         access.width * elemBytes);
+    }
+  }
+  return access;
+}
+
+
+/// The vector of pointers of an i64 address chunk.
+Value addressVector(Lowerer &l, Location loc, Value addresses, int64_t width) {
+  return l.b.create<LLVM::IntToPtrOp>(
+      loc, LLVM::getFixedVectorType(l.ptrType(), width), addresses);
+}
+
+LogicalResult lowerScalarLoad(Lowerer &l, tile::LoadOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  Type elem = op.getType();
+  Type memType = l.storageType(elem);
+  Value ptr = l.lookup(op.getPtr());
+  auto load = [&]() -> Value {
+    Value value = b.create<LLVM::LoadOp>(loc, memType, ptr,
+                                         l.storageBytes(elem),
+                                         op.getIsVolatile());
+    if (elem.isInteger(1))
+      value = b.create<arith::TruncIOp>(loc, b.getI1Type(), value);
+    return value;
+  };
+  if (!op.getMask()) {
+    l.map.map(op.getResult(), load());
+    return success();
+  }
+  Type resultType = l.scalarType(elem);
+  auto ifOp = b.create<scf::IfOp>(loc, resultType, l.lookup(op.getMask()),
+                                  /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    b.create<scf::YieldOp>(loc, load());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    Value other = op.getOther() ? l.lookup(op.getOther())
+                                : b.create<arith::ConstantOp>(
+                                       loc, b.getZeroAttr(resultType));
+    b.create<scf::YieldOp>(loc, other);
+  }
+  l.map.map(op.getResult(), ifOp.getResult(0));
+  return success();
+}
+
+LogicalResult lowerScalarStore(Lowerer &l, tile::StoreOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  Type elem = op.getValue().getType();
+  Value value = l.lookup(op.getValue());
+  if (elem.isInteger(1))
+    value = b.create<arith::ExtUIOp>(loc, b.getI8Type(), value);
+  auto store = [&]() {
+    b.create<LLVM::StoreOp>(loc, value, l.lookup(op.getPtr()),
+                            l.storageBytes(elem));
+  };
+  if (!op.getMask()) {
+    store();
+    return success();
+  }
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, l.lookup(op.getMask()),
+                                  /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  store();
+  return success();
+}
+
+LogicalResult lowerTileLoad(Lowerer &l, tile::LoadOp op,
+                            RankedTensorType ptrType) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto resultType = cast<RankedTensorType>(op.getType());
+  Type elem = resultType.getElementType();
+  Type memType = l.storageType(elem);
+  Access access = planAccess(l, op.getPtr(), ptrType, elem);
+  int64_t width = access.width;
+  Value buffer = l.allocTile(loc, resultType);
+  Value ptrs = l.lookup(op.getPtr());
+  Type ptrElem = ptrType.getElementType();
+  l.forEachChunk(loc, resultType.getNumElements(), width, [&](Value index) {
+    Value addresses = l.loadChunk(loc, ptrs, ptrElem, index, width);
+    Value mask = maskChunk(l, loc, op.getMask(), index, width);
+    Value other;
+    if (op.getOther()) {
+      if (auto type = dyn_cast<RankedTensorType>(op.getOther().getType()))
+        other = l.loadChunk(loc, l.lookup(op.getOther()), elem, index, width);
+      else
+        other = l.splatChunk(loc, l.lookup(op.getOther()), width);
+      if (elem.isInteger(1))
+        other = b.create<arith::ExtUIOp>(loc, l.chunkType(memType, width),
+                                         other);
+    } else {
+      other = l.constantChunk(loc, cast<TypedAttr>(b.getZeroAttr(memType)),
+                              width);
+    }
+    Value value;
+    if (width == 1) {
+      Value ptr = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), addresses);
+      auto loadOne = [&]() -> Value {
+        return b.create<LLVM::LoadOp>(loc, memType, ptr, access.alignment,
+                                      op.getIsVolatile());
+      };
+      if (!mask) {
+        value = loadOne();
+      } else {
+        auto ifOp = b.create<scf::IfOp>(loc, memType, mask, true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        b.create<scf::YieldOp>(loc, loadOne());
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        b.create<scf::YieldOp>(loc, other);
+        value = ifOp.getResult(0);
+      }
+    } else {
+      Type vecType = l.chunkType(memType, width);
+      if (access.contiguous) {
+        Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
+                                                       l.constI32(loc, 0));
+        Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
+        if (!mask)
+          value = b.create<LLVM::LoadOp>(loc, vecType, base, access.alignment,
+                                         op.getIsVolatile());
+        else
+          value = b.create<LLVM::MaskedLoadOp>(loc, vecType, base, mask,
+                                               ValueRange{other},
+                                               access.alignment);
+      } else {
+        if (!mask)
+          mask = l.constantChunk(loc, b.getBoolAttr(true), width);
+        value = b.create<LLVM::masked_gather>(
+            loc, vecType, addressVector(l, loc, addresses, width), mask,
+            ValueRange{other}, b.getI32IntegerAttr(access.alignment));
+      }
+    }
+    if (elem.isInteger(1))
+      value = b.create<arith::TruncIOp>(loc, l.chunkType(b.getI1Type(), width),
+                                        value);
+    l.storeChunk(loc, buffer, elem, index, value);
+  });
+  l.map.map(op.getResult(), buffer);
+  return success();
+}
+
+LogicalResult lowerTileStore(Lowerer &l, tile::StoreOp op,
+                             RankedTensorType ptrType) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto valueType = cast<RankedTensorType>(op.getValue().getType());
+  Type elem = valueType.getElementType();
+  Type memType = l.storageType(elem);
+  Access access = planAccess(l, op.getPtr(), ptrType, elem);
+  int64_t width = access.width;
+  Value ptrs = l.lookup(op.getPtr());
+  Value values = l.lookup(op.getValue());
+  l.forEachChunk(loc, valueType.getNumElements(), width, [&](Value index) {
+    Value addresses =
+        l.loadChunk(loc, ptrs, ptrType.getElementType(), index, width);
+    Value mask = maskChunk(l, loc, op.getMask(), index, width);
+    Value value = l.loadChunk(loc, values, elem, index, width);
+    if (elem.isInteger(1))
+      value = b.create<arith::ExtUIOp>(loc, l.chunkType(memType, width), value);
+    if (width == 1) {
+      Value ptr = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), addresses);
+      if (!mask) {
+        b.create<LLVM::StoreOp>(loc, value, ptr, access.alignment);
+        return;
+      }
+      auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, mask, false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      b.create<LLVM::StoreOp>(loc, value, ptr, access.alignment);
+      return;
+    }
+    if (access.contiguous) {
+      Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
+                                                     l.constI32(loc, 0));
+      Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
+      if (!mask)
+        b.create<LLVM::StoreOp>(loc, value, base, access.alignment);
+      else
+        b.create<LLVM::MaskedStoreOp>(loc, value, base, mask,
+                                      b.getI32IntegerAttr(access.alignment));
+      return;
+    }
+    if (!mask)
+      mask = l.constantChunk(loc, b.getBoolAttr(true), width);
+    b.create<LLVM::masked_scatter>(loc, value,
+                                   addressVector(l, loc, addresses, width),
+                                   mask, b.getI32IntegerAttr(access.alignment));
+  });
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Block pointers
+//===----------------------------------------------------------------------===//
+
+struct BlockPointer {
+  Value base;
+  SmallVector<Value> shape, strides, offsets; // i64, i64, i32
+};
+
+BlockPointer unpack(Lowerer &l, Location loc, Value packed, unsigned rank) {
+  OpBuilder &b = l.b;
+  BlockPointer bp;
+  bp.base = b.create<LLVM::ExtractValueOp>(loc, packed, ArrayRef<int64_t>{0});
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t i = d;
+    bp.shape.push_back(
+        b.create<LLVM::ExtractValueOp>(loc, packed, ArrayRef<int64_t>{1, i}));
+    bp.strides.push_back(
+        b.create<LLVM::ExtractValueOp>(loc, packed, ArrayRef<int64_t>{2, i}));
+    bp.offsets.push_back(
+        b.create<LLVM::ExtractValueOp>(loc, packed, ArrayRef<int64_t>{3, i}));
+  }
+  return bp;
+}
+
+/// For each element of the block: its address and whether the checked
+/// dimensions are in bounds (null when nothing is checked).
+void forEachBlockElement(
+    Lowerer &l, Location loc, const BlockPointer &bp, Type elem,
+    ArrayRef<int64_t> shape, ArrayRef<int32_t> boundaryCheck,
+    llvm::function_ref<void(Value linear, Value address, Value inBounds)>
+        body) {
+  OpBuilder &b = l.b;
+  l.forEachIndex(loc, shape, [&](ArrayRef<Value> indices) {
+    Value offset = l.constI64(loc, 0);
+    Value inBounds;
+    for (auto [d, index] : llvm::enumerate(indices)) {
+      Value position = b.create<arith::AddIOp>(
+          loc, b.create<arith::ExtSIOp>(loc, b.getI64Type(), bp.offsets[d]),
+          index);
+      offset = b.create<arith::AddIOp>(
+          loc, offset, b.create<arith::MulIOp>(loc, position, bp.strides[d]));
+      if (llvm::is_contained(boundaryCheck, static_cast<int32_t>(d))) {
+        Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                            position, l.constI64(loc, 0));
+        Value high = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                             position, bp.shape[d]);
+        Value both = b.create<arith::AndIOp>(loc, low, high);
+        inBounds = inBounds ? b.create<arith::AndIOp>(loc, inBounds, both)
+                            : both;
+      }
+    }
+    Value address = b.create<LLVM::GEPOp>(loc, l.ptrType(), l.storageType(elem),
+                                          bp.base, ValueRange{offset});
+    body(l.linearize(loc, indices, shape), address, inBounds);
+  });
+}
+
+LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
+                             tile::PointerType ptrType) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(ptrType.getPointeeType());
+  Type elem = type.getElementType();
+  Type memType = l.storageType(elem);
+  Value buffer = l.allocTile(loc, type);
+  BlockPointer bp = unpack(l, loc, l.lookup(op.getPtr()), type.getRank());
+  SmallVector<int32_t> checks;
+  if (op.getBoundaryCheck())
+    checks.assign(op.getBoundaryCheck()->begin(), op.getBoundaryCheck()->end());
+  Value padding;
+  if (op.getPadding() && *op.getPadding() == tile::PaddingOption::nan) {
+    if (!isa<FloatType>(memType))
+      return l.unsupported(op, "NaN padding of a non-float tile");
+    padding = b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(memType, APFloat::getNaN(
+                                         cast<FloatType>(memType)
+                                             .getFloatSemantics())));
+  } else {
+    padding = b.create<arith::ConstantOp>(loc, b.getZeroAttr(memType));
+  }
+  forEachBlockElement(
+      l, loc, bp, elem, type.getShape(), checks,
+      [&](Value linear, Value address, Value inBounds) {
+        auto loadOne = [&]() -> Value {
+          return b.create<LLVM::LoadOp>(loc, memType, address,
+                                        l.storageBytes(elem),
+                                        op.getIsVolatile());
+        };
+        Value value;
+        if (!inBounds) {
+          value = loadOne();
+        } else {
+          auto ifOp = b.create<scf::IfOp>(loc, memType, inBounds, true);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          b.create<scf::YieldOp>(loc, loadOne());
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          b.create<scf::YieldOp>(loc, padding);
+          value = ifOp.getResult(0);
+        }
+        b.create<LLVM::StoreOp>(loc, value,
+                                l.elementAddress(loc, buffer, elem, linear),
+                                l.storageBytes(elem));
+      });
+  l.map.map(op.getResult(), buffer);
+  return success();
+}
+
+LogicalResult lowerBlockStore(Lowerer &l, tile::StoreOp op,
+                              tile::PointerType ptrType) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(ptrType.getPointeeType());
+  Type elem = type.getElementType();
+  Type memType = l.storageType(elem);
+  BlockPointer bp = unpack(l, loc, l.lookup(op.getPtr()), type.getRank());
+  SmallVector<int32_t> checks;
+  if (op.getBoundaryCheck())
+    checks.assign(op.getBoundaryCheck()->begin(), op.getBoundaryCheck()->end());
+  Value values = l.lookup(op.getValue());
+  forEachBlockElement(
+      l, loc, bp, elem, type.getShape(), checks,
+      [&](Value linear, Value address, Value inBounds) {
+        OpBuilder::InsertionGuard guard(b);
+        if (inBounds) {
+          auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, inBounds, false);
+          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+        }
+        Value value = b.create<LLVM::LoadOp>(
+            loc, memType, l.elementAddress(loc, values, elem, linear),
+            l.storageBytes(elem));
+        b.create<LLVM::StoreOp>(loc, value, address, l.storageBytes(elem));
+      });
+  return success();
+}
+
+} // namespace
+
+std::optional<LogicalResult>
+tegula::lowering::lowerLoadStoreFamily(Lowerer &l, Operation *op) {
+  OpBuilder &b = l.b;
+  Location loc = op->getLoc();
+  if (auto load = dyn_cast<tile::LoadOp>(op)) {
+    Type ptrType = load.getPtr().getType();
+    if (auto tensor = dyn_cast<RankedTensorType>(ptrType))
+      return lowerTileLoad(l, load, tensor);
+    auto ptr = cast<tile::PointerType>(ptrType);
+    if (isa<RankedTensorType>(ptr.getPointeeType()))
+      return lowerBlockLoad(l, load, ptr);
+    return lowerScalarLoad(l, load);
+  }
+  if (auto store = dyn_cast<tile::StoreOp>(op)) {
+    Type ptrType = store.getPtr().getType();
+    if (auto tensor = dyn_cast<RankedTensorType>(ptrType))
+      return lowerTileStore(l, store, tensor);
+    auto ptr = cast<tile::PointerType>(ptrType);
+    if (isa<RankedTensorType>(ptr.getPointeeType()))
+      return lowerBlockStore(l, store, ptr);
+    return lowerScalarStore(l, store);
+  }
+  if (auto make = dyn_cast<tile::MakeTensorPtrOp>(op)) {
+    auto ptrType = cast<tile::PointerType>(make.getType());
+    Value packed = b.create<LLVM::UndefOp>(loc, l.blockPtrType(ptrType));
+    packed = b.create<LLVM::InsertValueOp>(loc, packed, l.lookup(make.getBase()),
+                                           ArrayRef<int64_t>{0});
+    for (auto [field, values] :
+         llvm::enumerate(std::array<ValueRange, 3>{
+             make.getShape(), make.getStrides(), make.getOffsets()}))
+      for (auto [d, value] : llvm::enumerate(values))
+        packed = b.create<LLVM::InsertValueOp>(
+            loc, packed, l.lookup(value),
+            ArrayRef<int64_t>{static_cast<int64_t>(field) + 1,
+                              static_cast<int64_t>(d)});
+    l.map.map(make.getResult(), packed);
+    return success();
+  }
+  if (auto advance = dyn_cast<tile::AdvanceOp>(op)) {
+    Value packed = l.lookup(advance.getPtr());
+    for (auto [d, delta] : llvm::enumerate(advance.getOffsets())) {
+      SmallVector<int64_t, 2> position{3, static_cast<int64_t>(d)};
+      Value current = b.create<LLVM::ExtractValueOp>(loc, packed, position);
+      Value next = b.create<arith::AddIOp>(loc, current, l.lookup(delta));
+      packed = b.create<LLVM::InsertValueOp>(loc, packed, next, position);
+    }
+    l.map.map(advance.getResult(), packed);
+    return success();
+  }
+  if (isa<tile::MakeTensorDescOp, tile::DescriptorLoadOp,
+          tile::DescriptorStoreOp>(op))
+    return l.unsupported(op, "tensor descriptors are not supported by this "
+                             "lowering yet");
+  return std::nullopt;
+}

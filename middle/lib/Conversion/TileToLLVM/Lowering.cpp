@@ -1,0 +1,573 @@
+//===- Lowering.cpp - Tile IR to the LLVM dialect: functions, control flow --===//
+
+#include "LoweringImpl.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+//===----------------------------------------------------------------------===//
+// Types and building blocks
+//===----------------------------------------------------------------------===//
+
+Lowerer::Lowerer(ModuleOp module, const backend::TargetHooks &hooks,
+                 const ModuleAxisInfo &axisInfo)
+    : module(module), hooks(hooks), axisInfo(axisInfo),
+      ctx(module.getContext()), b(module.getContext()) {}
+
+Type Lowerer::ptrType() const {
+  return LLVM::LLVMPointerType::get(ctx, hooks.getGlobalAddressSpace());
+}
+
+Type Lowerer::blockPtrType(tile::PointerType type) const {
+  auto tensor = cast<RankedTensorType>(type.getPointeeType());
+  unsigned rank = tensor.getRank();
+  Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+  return LLVM::LLVMStructType::getLiteral(
+      ctx, {ptrType(), LLVM::LLVMArrayType::get(i64, rank),
+            LLVM::LLVMArrayType::get(i64, rank),
+            LLVM::LLVMArrayType::get(i32, rank)});
+}
+
+static bool isFp8(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+Type Lowerer::scalarType(Type type) const {
+  if (auto ptr = dyn_cast<tile::PointerType>(type)) {
+    if (isa<RankedTensorType>(ptr.getPointeeType()))
+      return blockPtrType(ptr);
+    return ptrType();
+  }
+  if (isFp8(type))
+    return IntegerType::get(ctx, 8);
+  if (isa<IntegerType, FloatType, IndexType>(type))
+    return type;
+  return {};
+}
+
+Type Lowerer::computeType(Type elem) const {
+  if (isa<tile::PointerType>(elem))
+    return IntegerType::get(ctx, 64);
+  if (isFp8(elem))
+    return IntegerType::get(ctx, 8);
+  return elem;
+}
+
+Type Lowerer::storageType(Type elem) const {
+  if (elem.isInteger(1))
+    return IntegerType::get(ctx, 8);
+  return computeType(elem);
+}
+
+int64_t Lowerer::storageBytes(Type elem) const {
+  Type storage = storageType(elem);
+  return std::max<int64_t>(1, storage.getIntOrFloatBitWidth() / 8);
+}
+
+Type Lowerer::chunkType(Type elem, int64_t width) const {
+  if (width == 1)
+    return elem;
+  return VectorType::get({width}, elem);
+}
+
+int64_t Lowerer::chunkWidth(int64_t numElements) {
+  int64_t width = kMaxChunk;
+  while (width > 1 && numElements % width != 0)
+    width /= 2;
+  return width;
+}
+
+Value Lowerer::allocTile(Location loc, RankedTensorType type) {
+  uint64_t bytes = type.getNumElements() * storageBytes(type.getElementType());
+  uint64_t offset = scratchBytes;
+  scratchBytes = llvm::alignTo(offset + bytes, 64);
+  return b.create<LLVM::GEPOp>(
+      loc, scratchBase.getType(), b.getI8Type(), scratchBase,
+      ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+}
+
+Value Lowerer::constIndex(Location loc, int64_t value) {
+  return constI64(loc, value);
+}
+
+Value Lowerer::constI32(Location loc, int64_t value) {
+  return b.create<arith::ConstantIntOp>(loc, value, 32);
+}
+
+Value Lowerer::constI64(Location loc, int64_t value) {
+  return b.create<arith::ConstantIntOp>(loc, value, 64);
+}
+
+Value Lowerer::elementAddress(Location loc, Value base, Type elem,
+                              Value index) {
+  return b.create<LLVM::GEPOp>(loc, base.getType(), storageType(elem), base,
+                               ValueRange{index});
+}
+
+static unsigned chunkAlignment(int64_t bytes) {
+  unsigned align = 1;
+  while (align < 64 && bytes % (align * 2) == 0)
+    align *= 2;
+  return align;
+}
+
+Value Lowerer::loadChunk(Location loc, Value base, Type elem, Value index,
+                         int64_t width) {
+  Type storage = storageType(elem);
+  Value addr = elementAddress(loc, base, elem, index);
+  Value value = b.create<LLVM::LoadOp>(
+      loc, chunkType(storage, width), addr,
+      chunkAlignment(width * storageBytes(elem)));
+  if (elem.isInteger(1))
+    value = b.create<arith::TruncIOp>(loc, chunkType(b.getI1Type(), width),
+                                      value);
+  return value;
+}
+
+void Lowerer::storeChunk(Location loc, Value base, Type elem, Value index,
+                         Value chunk) {
+  int64_t width = 1;
+  if (auto vec = dyn_cast<VectorType>(chunk.getType()))
+    width = vec.getNumElements();
+  if (elem.isInteger(1))
+    chunk = b.create<arith::ExtUIOp>(loc, chunkType(b.getI8Type(), width),
+                                     chunk);
+  Value addr = elementAddress(loc, base, elem, index);
+  b.create<LLVM::StoreOp>(loc, chunk, addr,
+                          chunkAlignment(width * storageBytes(elem)));
+}
+
+Value Lowerer::splatChunk(Location loc, Value scalar, int64_t width) {
+  if (width == 1)
+    return scalar;
+  auto type = VectorType::get({width}, scalar.getType());
+  Value poison = b.create<LLVM::PoisonOp>(loc, type);
+  Value inserted = b.create<LLVM::InsertElementOp>(loc, type, poison, scalar,
+                                                   constI32(loc, 0));
+  SmallVector<int32_t> zeros(width, 0);
+  return b.create<LLVM::ShuffleVectorOp>(loc, inserted, inserted, zeros);
+}
+
+Value Lowerer::constantChunk(Location loc, TypedAttr attr, int64_t width) {
+  if (width == 1)
+    return b.create<arith::ConstantOp>(loc, attr);
+  auto type = VectorType::get({width}, attr.getType());
+  return b.create<arith::ConstantOp>(loc,
+                                     DenseElementsAttr::get(type, attr));
+}
+
+Value Lowerer::scalarToCompute(Location loc, Value scalar, Type elem) {
+  if (isa<tile::PointerType>(elem))
+    return b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), scalar);
+  return scalar;
+}
+
+void Lowerer::forEachChunk(Location loc, int64_t numElements, int64_t width,
+                           llvm::function_ref<void(Value)> body) {
+  if (numElements == width) {
+    body(constI64(loc, 0));
+    return;
+  }
+  auto loop = b.create<scf::ForOp>(loc, constI64(loc, 0),
+                                   constI64(loc, numElements),
+                                   constI64(loc, width));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  body(loop.getInductionVar());
+}
+
+void Lowerer::forEachIndex(
+    Location loc, ArrayRef<int64_t> shape,
+    llvm::function_ref<void(ArrayRef<Value>)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Value> indices;
+  for (int64_t size : shape) {
+    if (size == 1) {
+      indices.push_back(constI64(loc, 0));
+      continue;
+    }
+    auto loop = b.create<scf::ForOp>(loc, constI64(loc, 0),
+                                     constI64(loc, size), constI64(loc, 1));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    indices.push_back(loop.getInductionVar());
+  }
+  body(indices);
+}
+
+Value Lowerer::linearize(Location loc, ArrayRef<Value> indices,
+                         ArrayRef<int64_t> shape) {
+  Value linear = constI64(loc, 0);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1) {
+      Value term = stride == 1 ? indices[d]
+                               : b.create<arith::MulIOp>(
+                                     loc, indices[d], constI64(loc, stride));
+      linear = b.create<arith::AddIOp>(loc, linear, term);
+    }
+    stride *= shape[d];
+  }
+  return linear;
+}
+
+void Lowerer::copyTile(Location loc, RankedTensorType type, Value src,
+                       Value dst) {
+  if (src == dst)
+    return;
+  int64_t n = type.getNumElements();
+  int64_t width = chunkWidth(n);
+  Type elem = type.getElementType();
+  forEachChunk(loc, n, width, [&](Value index) {
+    storeChunk(loc, dst, elem, index, loadChunk(loc, src, elem, index, width));
+  });
+}
+
+LogicalResult Lowerer::unsupported(Operation *op, const Twine &why) {
+  return op->emitError() << "cannot lower '" << op->getName() << "': " << why;
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Tile results of a region op get dedicated buffers; yields copy into them.
+/// When a yielded tile is itself one of the destination buffers (a swap of
+/// loop-carried tiles), it is first copied aside so that the copies behave as
+/// one parallel assignment.
+void copyYielded(Lowerer &l, Location loc, ValueRange oldValues,
+                 ArrayRef<Value> destinations) {
+  SmallVector<Value> sources;
+  for (Value old : oldValues)
+    sources.push_back(l.lookup(old));
+  for (auto [i, old] : llvm::enumerate(oldValues)) {
+    auto type = dyn_cast<RankedTensorType>(old.getType());
+    if (!type || sources[i] == destinations[i])
+      continue;
+    if (llvm::is_contained(destinations, sources[i])) {
+      Value temp = l.allocTile(loc, type);
+      l.copyTile(loc, type, sources[i], temp);
+      sources[i] = temp;
+    }
+  }
+  for (auto [i, old] : llvm::enumerate(oldValues))
+    if (auto type = dyn_cast<RankedTensorType>(old.getType()))
+      l.copyTile(loc, type, sources[i], destinations[i]);
+}
+
+/// The scalar values among |values| (new values), in order.
+SmallVector<Value> scalarsOf(Lowerer &l, ValueRange oldValues) {
+  SmallVector<Value> result;
+  for (Value old : oldValues)
+    if (!isa<RankedTensorType>(old.getType()))
+      result.push_back(l.lookup(old));
+  return result;
+}
+
+SmallVector<Type> scalarTypesOf(Lowerer &l, TypeRange types) {
+  SmallVector<Type> result;
+  for (Type type : types)
+    if (!isa<RankedTensorType>(type))
+      result.push_back(l.scalarType(type));
+  return result;
+}
+
+/// Buffers for the tile values among |types|, null entries for scalars.
+SmallVector<Value> buffersFor(Lowerer &l, Location loc, TypeRange types) {
+  SmallVector<Value> result;
+  for (Type type : types)
+    result.push_back(isa<RankedTensorType>(type)
+                         ? l.allocTile(loc, cast<RankedTensorType>(type))
+                         : Value());
+  return result;
+}
+
+/// Maps |oldValues| to the buffers (tiles) or the next of |scalars|.
+void mapMixed(Lowerer &l, ValueRange oldValues, ArrayRef<Value> buffers,
+              ValueRange scalars) {
+  unsigned next = 0;
+  for (auto [i, old] : llvm::enumerate(oldValues))
+    l.map.map(old, buffers[i] ? buffers[i] : scalars[next++]);
+}
+
+LogicalResult lowerFor(Lowerer &l, scf::ForOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> buffers = buffersFor(l, loc, op.getResultTypes());
+  for (auto [i, init] : llvm::enumerate(op.getInitArgs()))
+    if (buffers[i])
+      l.copyTile(loc, cast<RankedTensorType>(init.getType()), l.lookup(init),
+                 buffers[i]);
+  auto loop = l.b.create<scf::ForOp>(
+      loc, l.lookup(op.getLowerBound()), l.lookup(op.getUpperBound()),
+      l.lookup(op.getStep()), scalarsOf(l, op.getInitArgs()));
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    loop->setAttr(attr.getName(), attr.getValue());
+  {
+    OpBuilder::InsertionGuard guard(l.b);
+    Block *body = loop.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    l.b.setInsertionPointToEnd(body);
+    l.map.map(op.getInductionVar(), loop.getInductionVar());
+    mapMixed(l, op.getRegionIterArgs(), buffers, loop.getRegionIterArgs());
+    for (Operation &inner : op.getBody()->without_terminator())
+      if (failed(l.lowerOp(&inner)))
+        return failure();
+    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+    copyYielded(l, yield.getLoc(), yield.getOperands(), buffers);
+    l.b.create<scf::YieldOp>(yield.getLoc(),
+                             scalarsOf(l, yield.getOperands()));
+  }
+  mapMixed(l, op.getResults(), buffers, loop.getResults());
+  return success();
+}
+
+LogicalResult lowerIf(Lowerer &l, scf::IfOp op) {
+  Location loc = op.getLoc();
+  SmallVector<Value> buffers = buffersFor(l, loc, op.getResultTypes());
+  auto newIf = l.b.create<scf::IfOp>(
+      loc, scalarTypesOf(l, op.getResultTypes()), l.lookup(op.getCondition()),
+      /*withElseRegion=*/true);
+  for (auto [oldRegion, newRegion] :
+       {std::pair<Region *, Region *>{&op.getThenRegion(),
+                                      &newIf.getThenRegion()},
+        {&op.getElseRegion(), &newIf.getElseRegion()}}) {
+    OpBuilder::InsertionGuard guard(l.b);
+    Block *block = &newRegion->front();
+    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+      block->back().erase();
+    l.b.setInsertionPointToEnd(block);
+    if (oldRegion->empty()) {
+      l.b.create<scf::YieldOp>(loc);
+      continue;
+    }
+    Block &oldBlock = oldRegion->front();
+    for (Operation &inner : oldBlock.without_terminator())
+      if (failed(l.lowerOp(&inner)))
+        return failure();
+    auto yield = cast<scf::YieldOp>(oldBlock.getTerminator());
+    copyYielded(l, yield.getLoc(), yield.getOperands(), buffers);
+    l.b.create<scf::YieldOp>(yield.getLoc(),
+                             scalarsOf(l, yield.getOperands()));
+  }
+  mapMixed(l, op.getResults(), buffers, newIf.getResults());
+  return success();
+}
+
+LogicalResult lowerWhile(Lowerer &l, scf::WhileOp op) {
+  Location loc = op.getLoc();
+  // Tiles entering the before region and tiles passed to the after region
+  // (which are also the results) get dedicated buffers.
+  SmallVector<Value> beforeBuffers =
+      buffersFor(l, loc, op.getBefore().getArgumentTypes());
+  SmallVector<Value> afterBuffers = buffersFor(l, loc, op.getResultTypes());
+  for (auto [i, init] : llvm::enumerate(op.getInits()))
+    if (beforeBuffers[i])
+      l.copyTile(loc, cast<RankedTensorType>(init.getType()), l.lookup(init),
+                 beforeBuffers[i]);
+  auto newWhile = l.b.create<scf::WhileOp>(
+      loc, scalarTypesOf(l, op.getResultTypes()), scalarsOf(l, op.getInits()));
+  SmallVector<Location> beforeLocs(
+      scalarTypesOf(l, op.getBefore().getArgumentTypes()).size(), loc);
+  SmallVector<Location> afterLocs(
+      scalarTypesOf(l, op.getAfter().getArgumentTypes()).size(), loc);
+  OpBuilder::InsertionGuard outerGuard(l.b);
+  Block *before = l.b.createBlock(
+      &newWhile.getBefore(), {},
+      scalarTypesOf(l, op.getBefore().getArgumentTypes()), beforeLocs);
+  Block *after = l.b.createBlock(
+      &newWhile.getAfter(), {},
+      scalarTypesOf(l, op.getAfter().getArgumentTypes()), afterLocs);
+  {
+    OpBuilder::InsertionGuard guard(l.b);
+    l.b.setInsertionPointToEnd(before);
+    mapMixed(l, op.getBefore().getArguments(), beforeBuffers,
+             before->getArguments());
+    Block &oldBefore = op.getBefore().front();
+    for (Operation &inner : oldBefore.without_terminator())
+      if (failed(l.lowerOp(&inner)))
+        return failure();
+    auto cond = cast<scf::ConditionOp>(oldBefore.getTerminator());
+    copyYielded(l, cond.getLoc(), cond.getArgs(), afterBuffers);
+    l.b.create<scf::ConditionOp>(cond.getLoc(),
+                                 l.lookup(cond.getCondition()),
+                                 scalarsOf(l, cond.getArgs()));
+  }
+  {
+    OpBuilder::InsertionGuard guard(l.b);
+    l.b.setInsertionPointToEnd(after);
+    mapMixed(l, op.getAfter().getArguments(), afterBuffers,
+             after->getArguments());
+    Block &oldAfter = op.getAfter().front();
+    for (Operation &inner : oldAfter.without_terminator())
+      if (failed(l.lowerOp(&inner)))
+        return failure();
+    auto yield = cast<scf::YieldOp>(oldAfter.getTerminator());
+    copyYielded(l, yield.getLoc(), yield.getOperands(), beforeBuffers);
+    l.b.create<scf::YieldOp>(yield.getLoc(),
+                             scalarsOf(l, yield.getOperands()));
+  }
+  mapMixed(l, op.getResults(), afterBuffers, newWhile.getResults());
+  l.b.setInsertionPointAfter(newWhile);
+  return success();
+}
+
+} // namespace
+
+LogicalResult Lowerer::lowerBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Lowerer::lowerOp(Operation *op) {
+  b.setInsertionPointToEnd(b.getInsertionBlock());
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return lowerFor(*this, loop);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return lowerIf(*this, ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return lowerWhile(*this, whileOp);
+  if (isa<tile::ReturnOp>(op)) {
+    if (op->getNumOperands() != 0)
+      return unsupported(op, "kernels return nothing");
+    b.create<LLVM::ReturnOp>(op->getLoc(), ValueRange{});
+    return success();
+  }
+  if (isa<tile::CallOp>(op))
+    return unsupported(op, "calls of noinline functions are not supported by "
+                           "this lowering yet");
+  for (auto family : {lowerElementwiseFamily, lowerLoadStoreFamily,
+                      lowerShapeFamily, lowerReduceScanFamily, lowerDotFamily,
+                      lowerAtomicFamily, lowerDebugFamily})
+    if (std::optional<LogicalResult> result = family(*this, op))
+      return *result;
+  return unsupported(op, "no lowering for this operation");
+}
+
+//===----------------------------------------------------------------------===//
+// Entry
+//===----------------------------------------------------------------------===//
+
+void tegula::registerTileToLLVMDialects(MLIRContext &context) {
+  context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect,
+                      math::MathDialect, scf::SCFDialect,
+                      cf::ControlFlowDialect, index::IndexDialect,
+                      func::FuncDialect>();
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  context.appendDialectRegistry(registry);
+}
+
+FailureOr<LoweredKernel>
+tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks) {
+  MLIRContext *ctx = module.getContext();
+  registerTileToLLVMDialects(*ctx);
+  SmallVector<tile::FuncOp> kernels;
+  for (auto func : module.getOps<tile::FuncOp>())
+    if (func.isPublic())
+      kernels.push_back(func);
+  if (kernels.size() != 1)
+    return module.emitError()
+           << "expected one public tile.func (the kernel), found "
+           << kernels.size();
+  tile::FuncOp kernel = kernels.front();
+  if (kernel.getFunctionType().getNumResults() != 0)
+    return kernel.emitError("a kernel returns nothing");
+
+  ModuleAxisInfo axisInfo(module);
+  Lowerer l(module, hooks, axisInfo);
+  l.functionName = kernel.getSymName().str();
+  LoweredKernel result;
+  result.name = kernel.getSymName().str();
+  if (auto warps = module->getAttrOfType<IntegerAttr>("tile.num_warps"))
+    result.numWarps = warps.getInt();
+
+  // The signature: the kernel's arguments, then the target's context.
+  SmallVector<Type> params;
+  for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
+    LoweredKernel::Arg arg;
+    Type lowered = l.scalarType(type);
+    if (!lowered || isa<LLVM::LLVMStructType>(lowered) ||
+        isa<IndexType>(lowered))
+      return kernel.emitError() << "kernel argument #" << i << " of type "
+                                << type << " cannot be passed to a kernel";
+    if (auto ptr = dyn_cast<tile::PointerType>(type)) {
+      arg.isPointer = true;
+      arg.type = ptr.getPointeeType();
+    } else {
+      arg.type = type;
+    }
+    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(i, "tile.divisibility"))
+      arg.divisibility = static_cast<uint32_t>(div.getInt());
+    result.args.push_back(arg);
+    params.push_back(lowered);
+  }
+  for (Type type : hooks.getKernelContextTypes(ctx))
+    params.push_back(type);
+
+  OpBuilder &b = l.b;
+  b.setInsertionPointToEnd(module.getBody());
+  auto fnType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
+  auto fn = b.create<LLVM::LLVMFuncOp>(kernel.getLoc(),
+                                       kernel.getSymName().str() + ".tmp",
+                                       fnType);
+  Block *entry = fn.addEntryBlock(b);
+  b.setInsertionPointToStart(entry);
+  for (auto [oldArg, newArg] :
+       llvm::zip(kernel.getArguments(), entry->getArguments()))
+    l.map.map(oldArg, newArg);
+  l.scratchBase = hooks.buildScratchBase(b, kernel.getLoc());
+  bool usesTiles = false;
+  kernel.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      usesTiles |= isa<RankedTensorType>(type);
+  });
+  if (usesTiles && !l.scratchBase)
+    return kernel.emitError(
+        "the target provides no scratch memory for the kernel's tiles");
+  if (failed(l.lowerBlock(kernel.getBody().front())))
+    return failure();
+  result.scratchBytes = l.scratchBytes;
+
+  // Only the lowered kernel remains.
+  for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations()))
+    if (isa<tile::FuncOp>(op))
+      op.erase();
+  fn.setSymName(result.name);
+
+  PassManager pm(ctx);
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  if (failed(pm.run(module)))
+    return failure();
+  return result;
+}

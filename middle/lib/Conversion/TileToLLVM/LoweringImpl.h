@@ -1,0 +1,166 @@
+//===- LoweringImpl.h - Shared state of the tile-to-LLVM lowering -*- C++ -*-===//
+//
+// The Lowerer walks a tile.func and builds its llvm.func op by op. A tile
+// (ranked tensor) value becomes a pointer to its elements, row-major, in the
+// program's scratch memory; a scalar stays an SSA value. Each op family lives
+// in its own file and is reached through lowerOp():
+//   Elementwise.cpp  arith/math/tile elementwise ops, constants, splat, ranges
+//   LoadStore.cpp    loads and stores (pointer tiles, block pointers)
+//   Shape.cpp        broadcast, expand_dims, reshape, trans, join, split, cat,
+//                    gather, histogram, convert_layout
+//   ReduceScan.cpp   reduce and scan with their combine regions
+//   Dot.cpp          tl.dot as fused multiply-adds
+//   Atomics.cpp      atomic_rmw, atomic_cas
+//   Debug.cpp        print, assert, debug_barrier
+//   Lowering.cpp     functions, control flow, scratch, the LLVM pipeline
+//
+// Elements are processed in chunks of up to kMaxChunk as MLIR vectors, so the
+// generated code is SIMD without relying on LLVM's loop vectorizer. In chunk
+// form an i1 element is i1, a pointer element i64 (its address), an fp8
+// element i8 (its bits); in memory i1 takes one byte.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_LIB_CONVERSION_TILETOLLVM_LOWERINGIMPL_H
+#define TEGULA_LIB_CONVERSION_TILETOLLVM_LOWERINGIMPL_H
+
+#include "tegula/Analysis/AxisInfo.h"
+#include "tegula/BackendKit/TargetHooks.h"
+#include "tegula/Conversion/TileToLLVM.h"
+#include "tegula/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <functional>
+#include <optional>
+
+namespace tegula::lowering {
+
+/// The widest chunk (elements) processed as one vector.
+constexpr int64_t kMaxChunk = 16;
+
+class Lowerer {
+public:
+  Lowerer(mlir::ModuleOp module, const backend::TargetHooks &hooks,
+          const ModuleAxisInfo &axisInfo);
+
+  mlir::ModuleOp module;
+  const backend::TargetHooks &hooks;
+  const ModuleAxisInfo &axisInfo;
+  mlir::MLIRContext *ctx;
+  mlir::OpBuilder b;
+  /// Old value -> new value (a scalar, or the pointer to a tile's elements).
+  mlir::IRMapping map;
+  /// The scratch base of the function being built.
+  mlir::Value scratchBase;
+  /// Bytes of scratch assigned so far.
+  uint64_t scratchBytes = 0;
+  /// The tile.func being lowered (for assert messages).
+  std::string functionName;
+
+  // --- Types -------------------------------------------------------------
+  /// !llvm.ptr in the global address space.
+  mlir::Type ptrType() const;
+  /// The LLVM struct a block pointer `!tile.ptr<tensor<...>>` becomes:
+  /// {ptr base, [r x i64] shape, [r x i64] strides, [r x i32] offsets}.
+  mlir::Type blockPtrType(tile::PointerType type) const;
+  /// The type a scalar (non-tile) value of |type| becomes, or null.
+  mlir::Type scalarType(mlir::Type type) const;
+  /// The element type of a tile of |elem| in chunk form (i1, i64 for
+  /// pointers, i8 for fp8, else |elem|).
+  mlir::Type computeType(mlir::Type elem) const;
+  /// The element type in memory (i8 for i1 and fp8, i64 for pointers).
+  mlir::Type storageType(mlir::Type elem) const;
+  /// Bytes of one element of |elem| in memory.
+  int64_t storageBytes(mlir::Type elem) const;
+  /// |elem| as a vector of |width| (|elem| itself when width is 1).
+  mlir::Type chunkType(mlir::Type elem, int64_t width) const;
+
+  // --- Tiles in scratch ---------------------------------------------------
+  /// Reserves scratch for a tile of |type| and returns its address.
+  mlir::Value allocTile(mlir::Location loc, mlir::RankedTensorType type);
+  /// The new value of |old| (a tile pointer or a scalar).
+  mlir::Value lookup(mlir::Value old) const { return map.lookup(old); }
+  /// The widest chunk that divides |numElements|.
+  static int64_t chunkWidth(int64_t numElements);
+
+  // --- Building blocks ------------------------------------------------------
+  mlir::Value constIndex(mlir::Location loc, int64_t value);
+  mlir::Value constI32(mlir::Location loc, int64_t value);
+  mlir::Value constI64(mlir::Location loc, int64_t value);
+  /// Address of element |index| (an index value) of the tile at |base|.
+  mlir::Value elementAddress(mlir::Location loc, mlir::Value base,
+                             mlir::Type elem, mlir::Value index);
+  /// Loads |width| elements of a tile of |elem| from element |index| on, in
+  /// chunk form.
+  mlir::Value loadChunk(mlir::Location loc, mlir::Value base, mlir::Type elem,
+                        mlir::Value index, int64_t width);
+  /// Stores a chunk (as loadChunk returns it) at element |index|.
+  void storeChunk(mlir::Location loc, mlir::Value base, mlir::Type elem,
+                  mlir::Value index, mlir::Value chunk);
+  /// |scalar| repeated |width| times (|scalar| when width is 1).
+  mlir::Value splatChunk(mlir::Location loc, mlir::Value scalar,
+                         int64_t width);
+  /// A chunk constant of |width| copies of |attr| (a typed scalar attribute
+  /// of a computeType element).
+  mlir::Value constantChunk(mlir::Location loc, mlir::TypedAttr attr,
+                            int64_t width);
+  /// A scalar value converted to chunk form (pointers to i64, fp8 bits).
+  mlir::Value scalarToCompute(mlir::Location loc, mlir::Value scalar,
+                              mlir::Type elem);
+  /// Calls |body| with the element index (index type) of each chunk of
+  /// |width| elements among |numElements|.
+  void forEachChunk(mlir::Location loc, int64_t numElements, int64_t width,
+                    llvm::function_ref<void(mlir::Value)> body);
+  /// Nested loops over |shape| (outermost first); |body| gets the indices.
+  void forEachIndex(mlir::Location loc, llvm::ArrayRef<int64_t> shape,
+                    llvm::function_ref<void(llvm::ArrayRef<mlir::Value>)> body);
+  /// The row-major linear index of |indices| in |shape|.
+  mlir::Value linearize(mlir::Location loc, llvm::ArrayRef<mlir::Value> indices,
+                        llvm::ArrayRef<int64_t> shape);
+  /// Copies a whole tile of |type| from |src| to |dst|.
+  void copyTile(mlir::Location loc, mlir::RankedTensorType type,
+                mlir::Value src, mlir::Value dst);
+
+  /// Builds |op| (an elementwise arith, math or tile op) over |operands| in
+  /// chunk form (all of width |width|, or scalars for width 1) and returns
+  /// its results in chunk form. |tileMode| is false for ops on scalars, where
+  /// pointers are !llvm.ptr rather than i64 addresses.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildElementwise(mlir::Operation *op, mlir::ValueRange operands,
+                   int64_t width, bool tileMode);
+
+  /// Clones the single-block combine region |region| (of reduce or scan)
+  /// with |operands| (chunks of |width|) as its arguments; returns the
+  /// values its terminator yields.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildCombine(mlir::Region &region, mlir::ValueRange operands, int64_t width);
+
+  // --- Walking -------------------------------------------------------------
+  mlir::LogicalResult lowerBlock(mlir::Block &block);
+  mlir::LogicalResult lowerOp(mlir::Operation *op);
+  /// Reports that |op| cannot be lowered, with |why|.
+  mlir::LogicalResult unsupported(mlir::Operation *op, const llvm::Twine &why);
+};
+
+// Op families: each returns std::nullopt when |op| is not one of its ops.
+std::optional<mlir::LogicalResult> lowerElementwiseFamily(Lowerer &l,
+                                                          mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerLoadStoreFamily(Lowerer &l,
+                                                        mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerShapeFamily(Lowerer &l,
+                                                    mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerReduceScanFamily(Lowerer &l,
+                                                         mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDotFamily(Lowerer &l,
+                                                  mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerAtomicFamily(Lowerer &l,
+                                                     mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDebugFamily(Lowerer &l,
+                                                    mlir::Operation *op);
+
+} // namespace tegula::lowering
+
+#endif // TEGULA_LIB_CONVERSION_TILETOLLVM_LOWERINGIMPL_H

@@ -1,0 +1,225 @@
+//===- Shape.cpp - Ops that move elements between positions ---------------===//
+//
+// Tiles are row-major in scratch, so expand_dims, reshape and convert_layout
+// keep the very same elements: the result is the operand's memory. The
+// others copy: broadcast (rows as chunks), trans, join, split, cat, gather
+// (indices clamped into range, so that a bad index reads some element of the
+// tile rather than faulting) and histogram.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LoweringImpl.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+namespace {
+
+RankedTensorType tileOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
+Value loadOne(Lowerer &l, Location loc, Value buffer, Type elem, Value index) {
+  return l.loadChunk(loc, buffer, elem, index, 1);
+}
+
+LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
+  Type elem = out.getElementType();
+  Value src = l.lookup(op.getSrc());
+  Value dst = l.allocTile(loc, out);
+  ArrayRef<int64_t> outShape = out.getShape(), inShape = in.getShape();
+  int64_t rank = out.getRank();
+  int64_t row = outShape[rank - 1];
+  int64_t width = Lowerer::chunkWidth(row);
+  l.forEachIndex(loc, outShape.drop_back(), [&](ArrayRef<Value> outer) {
+    SmallVector<Value> inIndex, outIndex(outer);
+    for (int64_t d = 0; d + 1 < rank; ++d)
+      inIndex.push_back(inShape[d] == 1 ? l.constI64(loc, 0) : outer[d]);
+    outIndex.push_back(l.constI64(loc, 0));
+    inIndex.push_back(l.constI64(loc, 0));
+    Value outBase = l.linearize(loc, outIndex, outShape);
+    Value inBase = l.linearize(loc, inIndex, inShape);
+    bool rowBroadcast = inShape[rank - 1] == 1 && row != 1;
+    Value splat;
+    if (rowBroadcast)
+      splat = l.splatChunk(loc, loadOne(l, loc, src, elem, inBase), width);
+    l.forEachChunk(loc, row, width, [&](Value j) {
+      Value chunk = rowBroadcast
+                        ? splat
+                        : l.loadChunk(loc, src, elem,
+                                      b.create<arith::AddIOp>(loc, inBase, j),
+                                      width);
+      l.storeChunk(loc, dst, elem, b.create<arith::AddIOp>(loc, outBase, j),
+                   chunk);
+    });
+  });
+  l.map.map(op.getResult(), dst);
+  return success();
+}
+
+LogicalResult lowerTrans(Lowerer &l, tile::TransOp op) {
+  Location loc = op.getLoc();
+  RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
+  Type elem = out.getElementType();
+  Value src = l.lookup(op.getSrc());
+  Value dst = l.allocTile(loc, out);
+  ArrayRef<int32_t> order = op.getOrder();
+  l.forEachIndex(loc, out.getShape(), [&](ArrayRef<Value> outIndex) {
+    SmallVector<Value> inIndex(in.getRank());
+    for (auto [k, index] : llvm::enumerate(outIndex))
+      inIndex[order[k]] = index;
+    Value value =
+        loadOne(l, loc, src, elem, l.linearize(loc, inIndex, in.getShape()));
+    l.storeChunk(loc, dst, elem, l.linearize(loc, outIndex, out.getShape()),
+                 value);
+  });
+  l.map.map(op.getResult(), dst);
+  return success();
+}
+
+/// join: out[2i] = lhs[i], out[2i+1] = rhs[i]; split is the inverse.
+LogicalResult lowerJoin(Lowerer &l, tile::JoinOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
+  Type elem = out.getElementType();
+  Value lhs = l.lookup(op.getLhs()), rhs = l.lookup(op.getRhs());
+  Value dst = l.allocTile(loc, out);
+  l.forEachChunk(loc, in.getNumElements(), 1, [&](Value i) {
+    Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
+    Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
+    l.storeChunk(loc, dst, elem, even, loadOne(l, loc, lhs, elem, i));
+    l.storeChunk(loc, dst, elem, odd, loadOne(l, loc, rhs, elem, i));
+  });
+  l.map.map(op.getResult(), dst);
+  return success();
+}
+
+LogicalResult lowerSplit(Lowerer &l, tile::SplitOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  RankedTensorType out = tileOf(op.getOutLHS());
+  Type elem = out.getElementType();
+  Value src = l.lookup(op.getSrc());
+  Value lhs = l.allocTile(loc, out), rhs = l.allocTile(loc, out);
+  l.forEachChunk(loc, out.getNumElements(), 1, [&](Value i) {
+    Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
+    Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
+    l.storeChunk(loc, lhs, elem, i, loadOne(l, loc, src, elem, even));
+    l.storeChunk(loc, rhs, elem, i, loadOne(l, loc, src, elem, odd));
+  });
+  l.map.map(op.getOutLHS(), lhs);
+  l.map.map(op.getOutRHS(), rhs);
+  return success();
+}
+
+/// cat: the elements of lhs, then those of rhs (Triton's cat may reorder).
+LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
+  Type elem = out.getElementType();
+  Value dst = l.allocTile(loc, out);
+  int64_t n = in.getNumElements(), width = Lowerer::chunkWidth(n);
+  Value lhs = l.lookup(op.getLhs()), rhs = l.lookup(op.getRhs());
+  l.forEachChunk(loc, n, width, [&](Value i) {
+    l.storeChunk(loc, dst, elem, i, l.loadChunk(loc, lhs, elem, i, width));
+    l.storeChunk(loc, dst, elem,
+                 b.create<arith::AddIOp>(loc, i, l.constI64(loc, n)),
+                 l.loadChunk(loc, rhs, elem, i, width));
+  });
+  l.map.map(op.getResult(), dst);
+  return success();
+}
+
+LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  RankedTensorType src = tileOf(op.getSrc()), idx = tileOf(op.getIndices());
+  RankedTensorType out = tileOf(op.getResult());
+  Type elem = out.getElementType();
+  int64_t axis = op.getAxis();
+  Value srcBuf = l.lookup(op.getSrc()), idxBuf = l.lookup(op.getIndices());
+  Value dst = l.allocTile(loc, out);
+  l.forEachIndex(loc, idx.getShape(), [&](ArrayRef<Value> index) {
+    Value linear = l.linearize(loc, index, idx.getShape());
+    Value at = loadOne(l, loc, idxBuf, idx.getElementType(), linear);
+    if (!at.getType().isInteger(64))
+      at = b.create<arith::ExtSIOp>(loc, b.getI64Type(), at);
+    at = b.create<arith::MaxSIOp>(loc, at, l.constI64(loc, 0));
+    at = b.create<arith::MinSIOp>(
+        loc, at, l.constI64(loc, src.getDimSize(axis) - 1));
+    SmallVector<Value> srcIndex(index);
+    srcIndex[axis] = at;
+    Value value = loadOne(l, loc, srcBuf, elem,
+                          l.linearize(loc, srcIndex, src.getShape()));
+    l.storeChunk(loc, dst, elem, linear, value);
+  });
+  l.map.map(op.getResult(), dst);
+  return success();
+}
+
+LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  RankedTensorType src = tileOf(op.getSrc()), out = tileOf(op.getResult());
+  Type i32 = b.getI32Type();
+  Value dst = l.allocTile(loc, out);
+  int64_t bins = out.getNumElements(), width = Lowerer::chunkWidth(bins);
+  l.forEachChunk(loc, bins, width, [&](Value i) {
+    l.storeChunk(loc, dst, i32, i,
+                 l.constantChunk(loc, b.getI32IntegerAttr(0), width));
+  });
+  Value srcBuf = l.lookup(op.getSrc());
+  l.forEachChunk(loc, src.getNumElements(), 1, [&](Value i) {
+    Value v = loadOne(l, loc, srcBuf, src.getElementType(), i);
+    if (!v.getType().isInteger(64))
+      v = b.create<arith::ExtSIOp>(loc, b.getI64Type(), v);
+    Value ok = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v,
+                                l.constI64(loc, 0)),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v,
+                                l.constI64(loc, bins)));
+    if (op.getMask())
+      ok = b.create<arith::AndIOp>(
+          loc, ok, loadOne(l, loc, l.lookup(op.getMask()), b.getI1Type(), i));
+    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, ok, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value count = loadOne(l, loc, dst, i32, v);
+    l.storeChunk(loc, dst, i32, v,
+                 b.create<arith::AddIOp>(loc, count, l.constI32(loc, 1)));
+  });
+  l.map.map(op.getResult(), dst);
+  return success();
+}
+
+} // namespace
+
+std::optional<LogicalResult>
+tegula::lowering::lowerShapeFamily(Lowerer &l, Operation *op) {
+  if (isa<tile::ExpandDimsOp, tile::ReshapeOp, tile::ConvertLayoutOp>(op)) {
+    l.map.map(op->getResult(0), l.lookup(op->getOperand(0)));
+    return success();
+  }
+  if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
+    return lowerBroadcast(l, broadcast);
+  if (auto trans = dyn_cast<tile::TransOp>(op))
+    return lowerTrans(l, trans);
+  if (auto join = dyn_cast<tile::JoinOp>(op))
+    return lowerJoin(l, join);
+  if (auto split = dyn_cast<tile::SplitOp>(op))
+    return lowerSplit(l, split);
+  if (auto cat = dyn_cast<tile::CatOp>(op))
+    return lowerCat(l, cat);
+  if (auto gather = dyn_cast<tile::GatherOp>(op))
+    return lowerGather(l, gather);
+  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
+    return lowerHistogram(l, histogram);
+  return std::nullopt;
+}

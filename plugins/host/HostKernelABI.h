@@ -1,0 +1,79 @@
+//===- HostKernelABI.h - The host plugin's kernel entry contract ----------===//
+//
+// What the host plugin's code generation emits and its launcher calls. Not
+// part of the plugin C ABI: images are only ever loaded by the plugin that
+// compiled them.
+//
+// A compiled kernel NAME is an object-file function
+//
+//   void NAME(const void *packed_args, tg_host_program *program);
+//
+// |packed_args| is the argument buffer the runtime packed (docs/runtime.md:
+// each argument at the next multiple of its size, pointers as 8-byte
+// addresses). The launcher calls it once per program instance, each call on
+// one thread of its pool, with |program| describing that instance.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_PLUGINS_HOST_HOSTKERNELABI_H
+#define TEGULA_PLUGINS_HOST_HOSTKERNELABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tg_host_program {
+  uint32_t program_id[3];   /* offset 0 */
+  uint32_t num_programs[3]; /* offset 12 */
+  /* offset 24: the program's scratch memory, 64-byte aligned, of the size
+   * the image records (the tiles of the program live there). */
+  void *scratch;
+  /* offset 32: the launcher's state, opaque to generated code; the runtime
+   * functions below use it. */
+  void *launch;
+} tg_host_program;
+
+/* Field indices for generated code (struct {[3 x i32], [3 x i32], ptr, ptr}). */
+enum {
+  TG_HOST_PROGRAM_FIELD_PROGRAM_ID = 0,
+  TG_HOST_PROGRAM_FIELD_NUM_PROGRAMS = 1,
+  TG_HOST_PROGRAM_FIELD_SCRATCH = 2,
+  TG_HOST_PROGRAM_FIELD_LAUNCH = 3
+};
+
+/* `kind` of tegula_host_print: the low byte says how to read |bits|, the next
+ * byte the value's width in bits; TG_HOST_PRINT_HEX asks for hexadecimal. */
+enum {
+  TG_HOST_PRINT_SIGNED = 0,   /* |bits| is the value sign-extended to 64 */
+  TG_HOST_PRINT_UNSIGNED = 1, /* zero-extended to 64 */
+  TG_HOST_PRINT_FLOAT = 2,    /* the bits of the value as a double */
+  TG_HOST_PRINT_POINTER = 3,  /* the address */
+  TG_HOST_PRINT_HEX = 1 << 16
+};
+
+/* Runtime functions generated code calls; the plugin's JIT resolves them to
+ * the plugin's own definitions. */
+
+/* `tl.device_print`: one element. |index| is its linear index in the tile,
+ * -1 for a scalar. Prints, as Triton does,
+ *   pid (x, y, z) idx (index) prefix value
+ * as one line on stdout (lines of concurrent programs do not interleave). */
+void tegula_host_print(const tg_host_program *program, const char *prefix,
+                       int64_t index, uint64_t bits, uint32_t kind);
+
+/* `tl.device_assert` failed for the element at |index| (-1: scalar). The
+ * launch completes and then fails with an error naming |file|:|line|,
+ * |function|, |message| and the program id of the first failure. */
+void tegula_host_assert_fail(const tg_host_program *program,
+                             const char *message, const char *file,
+                             uint32_t line, const char *function,
+                             int64_t index);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TEGULA_PLUGINS_HOST_HOSTKERNELABI_H */

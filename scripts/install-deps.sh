@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package Tegula needs to build and test. Idempotent:
+# Installs every Debian package Tegula needs to build and test, and the few
+# Python packages Debian lacks (pip, for /usr/bin/python3). Idempotent:
 # packages already present are skipped, so a second run does nothing.
 # Usage: scripts/install-deps.sh        (as root, or with sudo available)
 set -euo pipefail
@@ -20,6 +21,18 @@ PACKAGES=(
   abigail-tools
 )
 
+# Python packages Debian 12 does not ship, for the system Python the tests
+# use (/usr/bin/python3), as "pip-name:module". pip installs them into
+# /usr/local (--break-system-packages: Debian marks its Python externally
+# managed), with NumPy pinned to the installed Debian NumPy so that pip never
+# pulls a second NumPy over it.
+PIP_PACKAGES=(
+  ml-dtypes:ml_dtypes   # bfloat16 / float8 NumPy dtypes (python/ tests)
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -29,12 +42,24 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} packages present"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+missing_pip=()
+for entry in "${PIP_PACKAGES[@]}"; do
+  if ! /usr/bin/python3 -c "import ${entry#*:}" 2>/dev/null; then
+    missing_pip+=("${entry%%:*}")
+  fi
+done
+if [ ${#missing_pip[@]} -eq 0 ]; then
+  echo "install-deps: all ${#PIP_PACKAGES[@]} Python packages present"
+  exit 0
+fi
+numpy_version=$(/usr/bin/python3 -c 'import numpy; print(numpy.__version__)')
+echo "install-deps: pip installing ${missing_pip[*]} (numpy kept at $numpy_version)"
+$SUDO /usr/bin/python3 -m pip install --quiet --no-input --break-system-packages \
+  --root-user-action=ignore "${missing_pip[@]}" "numpy==$numpy_version"

@@ -1,7 +1,7 @@
 """Tegula from Python: devices, memory, streams and events over the runtime C
-API (libtegula_runtime, through ctypes), and ``@tegula.jit``.
-
-Launching kernels is not available yet: see README.md.
+API (libtegula_runtime, through ctypes), ``@tegula.jit`` and
+``kernel[grid](...)`` over the compiler C API (libtegula_compiler). See
+README.md and docs/python.md.
 """
 
 import atexit
@@ -10,14 +10,15 @@ import threading
 import weakref
 
 from . import _runtime as _rt
-from ._runtime import TegulaError, RuntimeLibraryNotFound
+from ._runtime import TegulaError, RuntimeLibraryNotFound, OutOfMemoryError
+from ._compiler import CompilationError, CompilerLibraryNotFound
 from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
 
 __all__ = [
-    "TegulaError", "RuntimeLibraryNotFound", "Runtime", "Device", "Buffer",
-    "Stream", "Event", "runtime", "devices", "device", "abi_version", "jit",
-    "specialize_arg", "dtype_name",
-    "JITFunction",
+    "TegulaError", "RuntimeLibraryNotFound", "OutOfMemoryError", "CompilationError",
+    "CompilerLibraryNotFound", "Runtime", "Device", "Buffer", "Stream", "Event",
+    "runtime", "devices", "device", "default_device", "abi_version", "jit",
+    "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
 ]
 
 __version__ = "0.1.0"
@@ -238,9 +239,16 @@ class Device:
         self._runtime._require()
         return self._handle
 
-    def alloc(self, nbytes):
+    def alloc(self, nbytes, dtype=None, shape=None):
         """A new Buffer of |nbytes| bytes (contents undefined)."""
-        return Buffer(self, nbytes)
+        return Buffer(self, nbytes, dtype=dtype, shape=shape)
+
+    @property
+    def host_memory(self):
+        """Whether kernels on this device take host arrays in place (its
+        memory is the process's memory: the ``host`` plugin). Elsewhere
+        ``kernel[grid](...)`` copies arrays in and out."""
+        return self.backend == "host"
 
     def stream(self):
         return Stream(self)
@@ -306,7 +314,7 @@ class Buffer(_Owned):
 
     _destroy_fn = "tegula_buffer_free"
 
-    def __init__(self, device, nbytes):
+    def __init__(self, device, nbytes, dtype=None, shape=None):
         if not isinstance(device, Device):
             raise TypeError("device must be a tegula.Device, not %r" % type(device).__name__)
         nbytes = int(nbytes)
@@ -319,6 +327,15 @@ class Buffer(_Owned):
         self._size = nbytes
         self._register(device._runtime, out.value)
         self._address = lib.tegula_buffer_get_device_address(out.value)
+        # The element type and shape, when known (tegula.empty): a kernel
+        # argument needs the dtype; to_numpy() defaults to both.
+        self.dtype = None if dtype is None else _numpy_dtype(dtype)
+        self.shape = None if shape is None else tuple(int(d) for d in shape)
+
+    @property
+    def dtype_name(self):
+        """The signature dtype name (``fp32``...) of ``dtype``, or None."""
+        return None if self.dtype is None else dtype_name(self.dtype)
 
     @property
     def nbytes(self):
@@ -371,11 +388,16 @@ class Buffer(_Owned):
             stream._keep.append(keep)
         return dst
 
-    def to_numpy(self, dtype="uint8", shape=None, offset=0):
-        """A new NumPy array read from the buffer. Default shape: as many
+    def to_numpy(self, dtype=None, shape=None, offset=0):
+        """A new NumPy array read from the buffer. Default dtype: the
+        buffer's (else uint8); default shape: the buffer's, else as many
         elements of |dtype| as fit after |offset|."""
         import numpy as np
-        dtype = np.dtype(dtype)
+        if dtype is None:
+            dtype = self.dtype if self.dtype is not None else np.uint8
+            if shape is None and self.dtype is not None:
+                shape = self.shape
+        dtype = _numpy_dtype(dtype)
         if shape is None:
             shape = ((self._size - offset) // dtype.itemsize,)
         out = np.empty(shape, dtype=dtype)
@@ -509,6 +531,82 @@ def devices():
 def device(name):
     """The device named ``<backend>:<n>`` (e.g. ``"testdev:1"``)."""
     return runtime().find_device(name)
+
+
+def default_device():
+    """The device a launch uses when none is given: the first device of the
+    default runtime that is not the host CPU, else the host; TegulaError
+    (TG_ERROR_NOT_FOUND) when there is no device at all."""
+    devs = runtime().devices
+    for d in devs:
+        if d.backend != "host":
+            return d
+    if devs:
+        return devs[0]
+    raise TegulaError("no device: no plugin reported one (see `tegula devices` and "
+                      "TEGULA_PLUGIN_PATH / TEGULA_VISIBLE_BACKENDS)", 3)
+
+
+def _numpy_dtype(dtype):
+    """A NumPy dtype from a NumPy dtype or type, a name ("float32",
+    "bfloat16" with ml_dtypes) or a ``tl`` dtype."""
+    import numpy as np
+    from . import language as tl
+    if isinstance(dtype, tl.pointer_type):
+        raise TypeError("not an element dtype: %r" % (dtype,))
+    if isinstance(dtype, tl.dtype):
+        dtype = {"i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
+                 "i64": "int64", "u8": "uint8", "u16": "uint16", "u32": "uint32",
+                 "u64": "uint64", "fp16": "float16", "fp32": "float32",
+                 "fp64": "float64", "bf16": "bfloat16", "fp8e4nv": "float8_e4m3fn",
+                 "fp8e5": "float8_e5m2"}[dtype.short_name]
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        if isinstance(dtype, str):
+            try:
+                import ml_dtypes
+                return np.dtype(getattr(ml_dtypes, dtype))
+            except (ImportError, AttributeError):
+                pass
+        raise TypeError("not a dtype: %r" % (dtype,)) from None
+
+
+def _resolve_device(device):
+    if device is None:
+        return default_device()
+    if isinstance(device, str):
+        return runtime().find_device(device)
+    if not isinstance(device, Device):
+        raise TypeError("device must be a tegula.Device, a device name or None, not %r"
+                        % type(device).__name__)
+    return device
+
+
+def empty(shape, dtype="float32", device=None):
+    """A new Buffer for an array of |shape| and |dtype| on |device|
+    (default_device() when None); contents undefined. An allocation the
+    device cannot satisfy raises OutOfMemoryError (a TegulaError)."""
+    import numpy as np
+    if isinstance(shape, int):
+        shape = (shape,)
+    shape = tuple(int(d) for d in shape)
+    if any(d < 0 for d in shape):
+        raise ValueError("negative dimension in shape %r" % (shape,))
+    dt = _numpy_dtype(dtype)
+    dtype_name(dt)  # a dtype kernels can take, or TypeError
+    nbytes = int(np.prod(shape, dtype=object)) * dt.itemsize if shape else dt.itemsize
+    return Buffer(_resolve_device(device), nbytes, dtype=dt, shape=shape)
+
+
+def from_numpy(array, device=None):
+    """A new Buffer on |device| holding a copy of |array| (dtype and shape
+    kept); ``buffer.to_numpy()`` reads it back."""
+    import numpy as np
+    array = np.ascontiguousarray(array)
+    buf = empty(array.shape, array.dtype, device)
+    buf.copy_from(array)
+    return buf
 
 
 def abi_version():

@@ -1,12 +1,10 @@
-"""``@tegula.jit``: records a kernel's name and source file, and computes the
-Triton-AOT signature string ``tegula compile --signature`` takes.
-
-Launching (``kernel[grid](...)``) needs a backend plugin that compiles
-kernels for the device; none is available from Python yet, so it raises
-NotImplementedError rather than pretending to run.
+"""``@tegula.jit``: records a kernel's name and source file, computes the
+Triton-AOT signature string ``tegula compile --signature`` takes, and
+launches with ``kernel[grid](*args, **constexprs)`` (``_launch.py``).
 """
 
 import inspect
+import threading
 
 from . import language as tl
 
@@ -49,7 +47,7 @@ def dtype_name(dt):
         key = (dt[1], int(dt[2:]))
         if key in _TYPESTR:
             return _TYPESTR[key]
-    raise TypeError("no Triton element type for dtype %r" % (dt,))
+    raise TypeError("no Triton element type for dtype %s" % (name,))
 
 
 def _array_pointer(arg):
@@ -156,17 +154,20 @@ def _is_constexpr_annotation(ann):
 
 
 class _Launcher:
+    """``kernel[grid]``: calling it launches (see ``JITFunction.__getitem__``)."""
+
     def __init__(self, fn, grid):
         self.fn = fn
         self.grid = grid
 
-    def __call__(self, *args, **kwargs):
-        raise NotImplementedError(
-            "tegula: launching %s[grid](...) needs a backend that compiles kernels for the "
-            "device, and the Python package has none yet (the host plugin is not written). "
-            "Compile ahead of time instead: tegula compile %s --kernel %s --signature "
-            "\"<%s.specialize(...)>\"" % (self.fn.__name__, self.fn.source_file or "FILE.py",
-                                         self.fn.__name__, self.fn.__name__))
+    def __call__(self, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
+        from . import _launch
+        if self.fn._pointer_dtypes is None:
+            self.fn._pointer_dtypes = {
+                p.name: d for p in self.fn.params
+                for d in [_launch.pointer_annotation(self.fn, p)] if d is not None}
+        return _launch.launch(self.fn, self.grid, args, kwargs, num_warps=num_warps,
+                              num_stages=num_stages, device=device, stream=stream)
 
 
 class JITFunction:
@@ -192,6 +193,12 @@ class JITFunction:
         self.arg_names = [p.name for p in self.params]
         self.constexprs = [p.name for p in self.params
                            if _is_constexpr_annotation(p.annotation)]
+        # Launch state (_launch.py): loaded kernels by (runtime, device,
+        # signature, num_warps, num_stages), and how many were compiled.
+        self._cache = {}
+        self._lock = threading.Lock()
+        self.compile_count = 0
+        self._pointer_dtypes = None  # parameter -> dtype its annotation requires
 
     def specialize(self, *args, **kwargs):
         """The signature string for these arguments, e.g.
@@ -217,6 +224,12 @@ class JITFunction:
         return ", ".join(parts)
 
     def __getitem__(self, grid):
+        """``kernel[grid](*args, num_warps=4, num_stages=3, device=None,
+        stream=None, **kwargs)`` launches on |device| (default: the buffers'
+        or the stream's device, else ``tegula.default_device()``); |grid| is a
+        tuple of 1 to 3 ints or a callable given {parameter: value} that
+        returns one. Returns the CompiledKernel. README.md says how arrays
+        are passed."""
         return _Launcher(self, grid)
 
     def __call__(self, *args, **kwargs):

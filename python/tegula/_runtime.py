@@ -50,6 +50,11 @@ class TegulaError(RuntimeError):
         super().__init__("%s [%s]" % (message, self.code_name))
 
 
+class OutOfMemoryError(TegulaError, MemoryError):
+    """TG_ERROR_OUT_OF_MEMORY: an allocation the device (or the host) cannot
+    satisfy."""
+
+
 class RuntimeLibraryNotFound(TegulaError, OSError):
     """libtegula_runtime.so could not be found or loaded."""
 
@@ -105,6 +110,52 @@ class tg_device_properties(ctypes.Structure):
     ]
 
 
+class tg_kernel_arg(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("kind", c_uint32),
+        ("type", c_uint32),
+        ("divisibility", c_uint32),
+        ("reserved", c_uint32),
+    ]
+
+
+class tg_kernel_metadata(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("extension_start", c_void_p),
+        ("name", c_char_p),
+        ("target", c_char_p),
+        ("num_warps", c_uint32),
+        ("shared_memory", c_uint32),
+        ("num_args", c_uint32),
+        ("args", ctypes.POINTER(tg_kernel_arg)),
+        ("specialization", c_char_p),
+    ]
+
+
+class tg_compile_option(ctypes.Structure):
+    _fields_ = [("key", c_char_p), ("value", c_char_p)]
+
+
+class tegula_launch_config(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("grid", c_uint32 * 3),
+        ("block", c_uint32 * 3),
+        ("dynamic_shared_memory", c_uint32),
+    ]
+
+
+#: tg_arg_kind and tg_scalar_type (plugin.h).
+ARG_POINTER = 1
+ARG_SCALAR = 2
+SCALAR_TYPES = {
+    1: "i1", 2: "i8", 3: "i16", 4: "i32", 5: "i64", 6: "u8", 7: "u16", 8: "u32",
+    9: "u64", 10: "fp16", 11: "bf16", 12: "fp32", 13: "fp64", 14: "fp8e4nv", 15: "fp8e5",
+}
+
+
 def sized(struct_type):
     """A zeroed instance of |struct_type| with struct_size set."""
     s = struct_type()
@@ -126,8 +177,14 @@ def _candidates():
         return out  # an explicit choice is not second-guessed
     found = ctypes.util.find_library("tegula_runtime")
     out.append(('ctypes.util.find_library("tegula_runtime")', found))
-    # The installed layout: <prefix>/lib/python3.X/site-packages/tegula/ and
-    # <prefix>/lib/libtegula_runtime.so; also sys.prefix/lib.
+    for d in installed_lib_dirs():
+        out.append(("installed lib dir", os.path.join(d, _LIB_NAME)))
+    return out
+
+
+def installed_lib_dirs():
+    """The installed layout: <prefix>/lib/python3.X/site-packages/tegula/
+    and <prefix>/lib/libtegula_*.so; also <sys.prefix>/lib, /usr/local/lib."""
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = []
     d = here
@@ -137,13 +194,43 @@ def _candidates():
             dirs.append(d)
     for prefix in (sys.prefix, "/usr/local"):
         dirs.append(os.path.join(prefix, "lib"))
-    for d in dirs:
-        out.append(("installed lib dir", os.path.join(d, _LIB_NAME)))
-    return out
+    return dirs
 
 
 _lib = None
+_lib_path = None
 _lib_lock = threading.Lock()
+
+
+class _Dl_info(ctypes.Structure):
+    _fields_ = [("dli_fname", c_char_p), ("dli_fbase", c_void_p),
+                ("dli_sname", c_char_p), ("dli_saddr", c_void_p)]
+
+
+def loaded_path(function):
+    """The absolute path of the shared library that defines |function| (a
+    ctypes function of a loaded library), by dladdr; None if unknown."""
+    for libname in (None, ctypes.util.find_library("dl")):
+        try:
+            dladdr = ctypes.CDLL(libname).dladdr
+        except (OSError, AttributeError, TypeError):
+            continue
+        dladdr.restype = c_int
+        dladdr.argtypes = [c_void_p, ctypes.POINTER(_Dl_info)]
+        info = _Dl_info()
+        addr = ctypes.cast(function, c_void_p).value
+        if addr and dladdr(addr, ctypes.byref(info)) and info.dli_fname:
+            return os.path.realpath(os.fsdecode(info.dli_fname))
+    return None
+
+
+def library_path():
+    """The file libtegula_runtime was loaded from (loading it if needed)."""
+    global _lib_path
+    lib = load_library()
+    if _lib_path is None:
+        _lib_path = loaded_path(lib.tegula_runtime_create)
+    return _lib_path
 
 
 def load_library():
@@ -222,6 +309,23 @@ def _declare(lib):
     _fn(lib, "tegula_event_synchronize", E, P)
     _fn(lib, "tegula_event_elapsed_time", E, P, P, ctypes.POINTER(ctypes.c_float))
 
+    MD = ctypes.POINTER(tg_kernel_metadata)
+    _fn(lib, "tegula_device_compile", E, P, c_void_p, c_size_t,
+        ctypes.POINTER(tg_compile_option), c_size_t, PP)
+    _fn(lib, "tegula_image_get_data", c_void_p, P)
+    _fn(lib, "tegula_image_get_size", c_size_t, P)
+    _fn(lib, "tegula_image_get_metadata", MD, P)
+    _fn(lib, "tegula_image_destroy", None, P)
+    _fn(lib, "tegula_module_load", E, P, c_void_p, c_size_t, PP)
+    _fn(lib, "tegula_module_unload", E, P)
+    _fn(lib, "tegula_module_get_kernel", E, P, c_char_p, PP)
+    _fn(lib, "tegula_kernel_launch", E, P, P, ctypes.POINTER(tegula_launch_config),
+        c_void_p, c_size_t)
+    _fn(lib, "tegula_scalar_type_size", c_size_t, c_uint32)
+    _fn(lib, "tegula_args_layout", E, MD, ctypes.POINTER(c_size_t), ctypes.POINTER(c_size_t))
+    _fn(lib, "tegula_args_pack", E, MD, ctypes.POINTER(c_void_p), c_void_p, c_size_t,
+        ctypes.POINTER(c_size_t))
+
 
 def check(lib, err):
     """Raises TegulaError for a non-NULL tegula_error_t*, freeing it."""
@@ -233,6 +337,8 @@ def check(lib, err):
         msg = msg.decode("utf-8", "replace") if msg else ""
     finally:
         lib.tegula_error_destroy(err)
+    if code == 4:  # TG_ERROR_OUT_OF_MEMORY
+        raise OutOfMemoryError(msg, code)
     raise TegulaError(msg, code)
 
 

@@ -1,5 +1,5 @@
-"""@tegula.jit: source recording, specialization (Triton's rules) and the
-launch that is not available yet."""
+"""@tegula.jit: source recording and specialization (Triton's rules);
+launching is tested in test_launch.py and test_launch_host.py."""
 
 import os
 
@@ -142,14 +142,6 @@ def test_string_annotations(tmp_path):
     assert mod.k.constexprs == ["BLOCK"]
     assert mod.k.source_file == str(f)
     assert mod.k.specialize(aligned(2, np.int8), 5, 64) == "*i8:16, i32, 64"
-
-
-def test_launch_is_not_implemented():
-    x = aligned(1000, np.float32)
-    with pytest.raises(NotImplementedError, match="backend that compiles kernels"):
-        add_kernel[(4,)](x, x, x, 1000, BLOCK_SIZE=256)
-    with pytest.raises(NotImplementedError, match="tegula compile"):
-        add_kernel[lambda meta: (1,)](x, x, x, 1000, BLOCK_SIZE=256)
 
 
 def test_direct_call_is_refused():

@@ -1,0 +1,219 @@
+"""ctypes over the Tegula compiler C API (tegula/compiler.h,
+libtegula_compiler): kernel source + kernel name + signature -> tile-dialect
+bytecode, the bytes ``tegula compile --emit tile-bytecode`` writes.
+
+The library is found, in order: ``$TEGULA_COMPILER_LIB`` (when set, nothing
+else is tried); beside the runtime library that was loaded
+(``libtegula_runtime.so``'s folder); ``ctypes.util.find_library`` and the
+loader's default search for ``libtegula_compiler.so.1``; the installed
+``lib/`` folders the runtime lookup also tries.
+"""
+
+import ctypes
+import ctypes.util
+import os
+import threading
+
+from . import _runtime as _rt
+
+c_size_t = ctypes.c_size_t
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+c_int32 = ctypes.c_int32
+
+LIB_NAMES = ("libtegula_compiler.so.1", "libtegula_compiler.so")
+
+#: tegula_compiler_error_code (compiler.h).
+ERROR_CODE_NAMES = {
+    0: "TEGULA_COMPILER_SUCCESS",
+    1: "TEGULA_COMPILER_ERROR_INVALID_ARGUMENT",
+    2: "TEGULA_COMPILER_ERROR_INVALID_SIGNATURE",
+    3: "TEGULA_COMPILER_ERROR_KERNEL",
+    4: "TEGULA_COMPILER_ERROR_INTERNAL",
+    5: "TEGULA_COMPILER_ERROR_OUT_OF_MEMORY",
+}
+
+
+class CompilationError(RuntimeError):
+    """A kernel did not compile. ``diagnostics`` is the compiler's text
+    (``file:line:col: error: ...``, the source line and a caret, as
+    ``tegula compile`` prints it); ``kernel`` and ``signature`` say what was
+    compiled; ``code_name`` is the compiler's error code
+    (``TEGULA_COMPILER_ERROR_KERNEL`` for errors in the kernel)."""
+
+    def __init__(self, diagnostics, kernel=None, signature=None, code=3):
+        self.diagnostics = diagnostics
+        self.kernel = kernel
+        self.signature = signature
+        self.code = int(code)
+        self.code_name = ERROR_CODE_NAMES.get(self.code, "TEGULA_COMPILER_ERROR_%d" % self.code)
+        head = "cannot compile %s" % (kernel or "the kernel")
+        if signature is not None:
+            head += " for signature \"%s\"" % signature
+        text = diagnostics if diagnostics.endswith("\n") else diagnostics + "\n"
+        super().__init__("%s:\n%s" % (head, text.rstrip("\n")))
+
+
+class CompilerLibraryNotFound(_rt.TegulaError, OSError):
+    """libtegula_compiler.so could not be found or loaded."""
+
+    def __init__(self, message):
+        super().__init__(message, 6)  # TG_ERROR_UNAVAILABLE
+
+
+class tegula_compile_options(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("source", c_void_p),
+        ("source_size", c_size_t),
+        ("file_name", c_char_p),
+        ("kernel_name", c_char_p),
+        ("signature", c_char_p),
+        ("constexprs", ctypes.POINTER(c_char_p)),
+        ("num_constexprs", c_size_t),
+        ("num_warps", c_int32),
+        ("num_stages", c_int32),
+        ("disable_assertions", c_int32),
+    ]
+
+
+def candidates(env=None, runtime_dir=None):
+    """(description, path or name) pairs in the order they are tried.
+
+    |env| defaults to os.environ; |runtime_dir| to the folder of the loaded
+    runtime library (found lazily; skipped when the runtime cannot load)."""
+    env = os.environ if env is None else env
+    explicit = env.get("TEGULA_COMPILER_LIB")
+    if explicit:
+        return [("$TEGULA_COMPILER_LIB", explicit)]  # not second-guessed
+    out = []
+    if runtime_dir is None:
+        try:
+            path = _rt.library_path()
+            runtime_dir = os.path.dirname(path) if path else None
+        except _rt.TegulaError:
+            runtime_dir = None
+    if runtime_dir:
+        for name in LIB_NAMES:
+            out.append(("beside the runtime library", os.path.join(runtime_dir, name)))
+    out.append(('ctypes.util.find_library("tegula_compiler")',
+                ctypes.util.find_library("tegula_compiler")))
+    out.append(("the loader's default search", LIB_NAMES[0]))
+    for d in _rt.installed_lib_dirs():
+        out.append(("installed lib dir", os.path.join(d, LIB_NAMES[0])))
+    return out
+
+
+def load_from(cands):
+    """Loads the first candidate that loads; CompilerLibraryNotFound lists
+    every one tried and why."""
+    tried = []
+    seen = set()
+    for what, path in cands:
+        if not path:
+            tried.append("%s: not found" % what)
+            continue
+        if path in seen:
+            continue
+        seen.add(path)
+        if os.sep in path and not os.path.exists(path):
+            tried.append("%s: %s (no such file)" % (what, path))
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s: %s (%s)" % (what, path, e))
+            continue
+        try:
+            _declare(lib)
+        except AttributeError as e:
+            tried.append("%s: %s (not the compiler library: %s)" % (what, path, e))
+            continue
+        return lib
+    raise CompilerLibraryNotFound(
+        "cannot load the Tegula compiler library (libtegula_compiler.so), which "
+        "launching kernels needs; set TEGULA_COMPILER_LIB to its path. Tried: %s"
+        % "; ".join(tried))
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def load_library():
+    """Loads libtegula_compiler once (see the module doc for the order)."""
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            _lib = load_from(candidates())
+        return _lib
+
+
+def _fn(lib, name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+
+
+def _declare(lib):
+    E = c_void_p  # tegula_compiler_error_t*
+    R = c_void_p  # tegula_compile_result_t*
+    _fn(lib, "tegula_compiler_error_get_code", ctypes.c_int, E)
+    _fn(lib, "tegula_compiler_error_get_message", c_char_p, E)
+    _fn(lib, "tegula_compiler_error_destroy", None, E)
+    _fn(lib, "tegula_compiler_get_api_version", None,
+        ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32))
+    _fn(lib, "tegula_compile_kernel", E, ctypes.POINTER(tegula_compile_options),
+        ctypes.POINTER(R))
+    _fn(lib, "tegula_compile_result_get_bytecode", c_void_p, R)
+    _fn(lib, "tegula_compile_result_get_bytecode_size", c_size_t, R)
+    _fn(lib, "tegula_compile_result_get_diagnostics", c_char_p, R)
+    _fn(lib, "tegula_compile_result_destroy", None, R)
+
+
+def api_version():
+    lib = load_library()
+    major, minor = ctypes.c_uint32(), ctypes.c_uint32()
+    lib.tegula_compiler_get_api_version(ctypes.byref(major), ctypes.byref(minor))
+    return major.value, minor.value
+
+
+def compile_kernel(source, kernel, signature, file_name=None, constexprs=None,
+                   num_warps=4, num_stages=3, assertions=True):
+    """Tile-dialect bytecode (bytes) of |kernel| in |source| (the whole file,
+    str or bytes) for |signature|. |constexprs|: {name: literal text}.
+    Raises CompilationError with the compiler's diagnostics."""
+    lib = load_library()
+    src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+    src_buf = ctypes.create_string_buffer(src, len(src))
+    entries = ["%s=%s" % (k, v) for k, v in (constexprs or {}).items()]
+    ce = (c_char_p * max(len(entries), 1))(*[e.encode("utf-8") for e in entries])
+    o = tegula_compile_options()
+    o.struct_size = ctypes.sizeof(o)
+    o.source = ctypes.cast(src_buf, c_void_p)
+    o.source_size = len(src)
+    o.file_name = _rt.encode(file_name)
+    o.kernel_name = kernel.encode("utf-8")
+    o.signature = signature.encode("utf-8")
+    o.constexprs = ce
+    o.num_constexprs = len(entries)
+    o.num_warps = int(num_warps)
+    o.num_stages = int(num_stages)
+    o.disable_assertions = 0 if assertions else 1
+    result = c_void_p()
+    err = lib.tegula_compile_kernel(ctypes.byref(o), ctypes.byref(result))
+    if err:
+        try:
+            code = lib.tegula_compiler_error_get_code(err)
+            msg = _rt.decode(lib.tegula_compiler_error_get_message(err)) or ""
+        finally:
+            lib.tegula_compiler_error_destroy(err)
+        if code == 1:  # INVALID_ARGUMENT: a bad call, not a bad kernel
+            raise ValueError("%s: %s" % (kernel, msg))
+        raise CompilationError(msg, kernel=kernel, signature=signature, code=code)
+    try:
+        size = lib.tegula_compile_result_get_bytecode_size(result)
+        data = lib.tegula_compile_result_get_bytecode(result)
+        return ctypes.string_at(data, size)
+    finally:
+        lib.tegula_compile_result_destroy(result)

@@ -1,0 +1,148 @@
+"""kernel[grid](...) on the host CPU (the `host` plugin): real kernels, real
+results, arrays passed in place.
+
+The tests that run a kernel skip while the host plugin's compile answers
+"not implemented" (its code generator is being written), and only then: any
+other error fails. The moment compile works they run. The runtime here is
+explicit (only `host` visible, plugins from the folder beside
+libtegula_runtime), so the file runs under any TEGULA_VISIBLE_BACKENDS."""
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+import tegula
+from tegula import _launch
+
+from kernels.add_kernel import add_kernel
+from kernels.host_kernels import axpy_kernel, copy_2d_kernel
+
+_NOT_IMPLEMENTED = re.compile(r"compiling for host:\d+ \([^)]*\) failed: .*not implemented")
+
+
+@pytest.fixture(scope="module")
+def host():
+    rt = tegula.Runtime(visible_backends="host")
+    try:
+        dev = rt.find_device("host:0")
+    except tegula.TegulaError:
+        pytest.fail("no host:0: the host plugin did not load (%s)" % rt.plugins)
+    yield dev
+    rt.close()
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
+
+
+def run(kernel, grid, *args, **kwargs):
+    """Launches; skips the test if (and only if) the host cannot compile yet."""
+    try:
+        return kernel[grid](*args, **kwargs)
+    except tegula.TegulaError as e:
+        if e.code_name == "TG_ERROR_UNIMPLEMENTED" and _NOT_IMPLEMENTED.search(e.message):
+            pytest.skip("the host plugin cannot compile yet: %s" % e.message)
+        raise
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+# -- Before any compile: these run today ---------------------------------------------
+
+
+def test_host_memory_means_in_place(host):
+    assert host.backend == "host" and host.host_memory
+    assert _launch.uses_host_memory(host)
+
+
+def test_bad_grid_on_host(host):
+    x = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match="add_kernel: grid dimension x is 0"):
+        add_kernel[(0,)](x, x, x, 16, BLOCK_SIZE=16, device=host)
+
+
+def test_huge_allocation_on_host(host):
+    with pytest.raises(tegula.OutOfMemoryError) as info:
+        tegula.empty((1 << 50,), np.float32, device=host)
+    assert info.value.message.startswith("host: ")
+    assert "4503599627370496 bytes" in info.value.message
+
+
+def test_compile_answer_is_a_result_or_not_implemented(host):
+    # Whatever the plugin answers today is either a kernel or exactly the
+    # "not implemented" the skips rely on; anything else fails here.
+    x = np.ones(16, np.float32)
+    try:
+        add_kernel[(1,)](x, x, x, 16, BLOCK_SIZE=16, device=host)
+    except tegula.TegulaError as e:
+        assert e.code_name == "TG_ERROR_UNIMPLEMENTED" and _NOT_IMPLEMENTED.search(e.message), \
+            e.message
+
+
+# -- Kernels that run ----------------------------------------------------------------
+
+
+def test_vector_add(host, rng, monkeypatch):
+    # Arrays go in place: no copy may happen on the host.
+    monkeypatch.setattr(_launch, "_copy", lambda *a, **k: pytest.fail("copied an array"))
+    n, block = 10007, 1024  # not a multiple of the block
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n + 64, np.nan, np.float32)  # poisoned, with a tail it must not touch
+    ck = run(add_kernel, lambda meta: (cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),),
+             x, y, out, n, BLOCK_SIZE=block, device=host)
+    reference = x.astype(np.float64) + y.astype(np.float64)
+    np.testing.assert_allclose(out[:n], reference, rtol=1e-6, atol=0)
+    assert np.isnan(out[n:]).all()
+    assert ck.device == host and ck.name == "add_kernel"
+    assert ck.block == (ck.num_warps * host.warp_size, 1, 1)  # metadata warps
+
+
+def test_second_launch_uses_the_cache(host, rng):
+    n = 3000
+    x = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    run(add_kernel, (cdiv(n, 512),), x, x, out, n, BLOCK_SIZE=512, device=host)
+    count = add_kernel.compile_count
+    out2 = np.full(n, np.nan, np.float32)
+    run(add_kernel, (cdiv(n, 512),), x, x, out2, n, BLOCK_SIZE=512, device=host)
+    assert add_kernel.compile_count == count
+    np.testing.assert_array_equal(out2, x + x)
+
+
+def test_scalar_argument(host, rng):
+    n = 1500
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    run(axpy_kernel, (cdiv(n, 256),), out, x, y, -1.75, n, BLOCK=256, device=host)
+    reference = -1.75 * x.astype(np.float64) + y.astype(np.float64)
+    np.testing.assert_allclose(out, reference, rtol=1e-6, atol=1e-6)
+
+
+def test_2d_grid_and_strided_views(host, rng):
+    src_full = rng.standard_normal((37, 300)).astype(np.float32)
+    src = src_full[:, 10:210]  # not contiguous: passed in place with its row stride
+    dst = np.full((37, 256), np.nan, np.float32)
+    cols = src.shape[1]
+    run(copy_2d_kernel, (src.shape[0], cdiv(cols, 64)), dst, src, cols,
+        src.strides[0] // 4, dst.strides[0] // 4, BLOCK=64, device=host)
+    np.testing.assert_array_equal(dst[:, :cols], src)
+    assert np.isnan(dst[:, cols:]).all()
+
+
+def test_buffers_and_streams_on_host(host, rng):
+    n = 4096
+    x = tegula.from_numpy(rng.standard_normal(n).astype(np.float32), device=host)
+    out = tegula.empty(n, np.float32, device=host)
+    out.copy_from(np.full(n, np.nan, np.float32))
+    s = host.stream()
+    run(add_kernel, (n // 1024,), x, x, out, n, BLOCK_SIZE=1024, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(out.to_numpy(), 2 * x.to_numpy())
+    s.destroy()

@@ -103,7 +103,7 @@ LogicalResult forEachAtomic(
     l.map.map(op->getResult(0), element({}));
     return success();
   }
-  Value buffer = l.allocTile(loc, tileType);
+  Value buffer = l.allocTile(loc, tileType, op->getResult(0));
   l.forEachChunk(loc, tileType.getNumElements(), 1, [&](Value index) {
     l.storeChunk(loc, buffer, elem, index, element(index));
   });

@@ -65,7 +65,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
   int64_t rows = m % 4 == 0 ? 4 : (m % 2 == 0 ? 2 : 1);
   Value aBuf = l.lookup(op.getA()), bBuf = l.lookup(op.getB());
   Value cBuf = l.lookup(op.getC());
-  Value dBuf = l.allocTile(loc, dType);
+  Value dBuf = l.allocTile(loc, dType, op.getD());
 
   auto loopOver = [&](int64_t upper, int64_t step,
                       llvm::function_ref<void(Value)> body) {

@@ -323,7 +323,7 @@ bool isElementwise(Operation *op) {
 LogicalResult lowerTileConstant(Lowerer &l, arith::ConstantOp op,
                                 RankedTensorType type) {
   Location loc = op.getLoc();
-  Value buffer = l.allocTile(loc, type);
+  Value buffer = l.allocTile(loc, type, op.getResult());
   Type elem = type.getElementType();
   auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
   if (!dense)
@@ -373,7 +373,7 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
   }
   if (auto range = dyn_cast<tile::MakeRangeOp>(op)) {
     auto type = cast<RankedTensorType>(range.getType());
-    Value buffer = l.allocTile(loc, type);
+    Value buffer = l.allocTile(loc, type, range.getResult());
     int64_t n = type.getNumElements(), width = Lowerer::chunkWidth(n);
     SmallVector<int32_t> iota;
     for (int64_t i = 0; i < width; ++i)
@@ -397,7 +397,7 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
   }
   if (auto splat = dyn_cast<tile::SplatOp>(op)) {
     auto type = cast<RankedTensorType>(splat.getType());
-    Value buffer = l.allocTile(loc, type);
+    Value buffer = l.allocTile(loc, type, splat.getResult());
     int64_t n = type.getNumElements(), width = Lowerer::chunkWidth(n);
     Type elem = type.getElementType();
     Value scalar = l.scalarToCompute(loc, l.lookup(splat.getSrc()), elem);
@@ -443,7 +443,7 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
 
   // Tiles: chunk by chunk.
   int64_t n = tileType.getNumElements(), width = Lowerer::chunkWidth(n);
-  Value buffer = l.allocTile(loc, tileType);
+  Value buffer = l.allocTile(loc, tileType, op->getResult(0));
   LogicalResult status = success();
   l.forEachChunk(loc, n, width, [&](Value index) {
     SmallVector<Value> operands;

@@ -141,7 +141,7 @@ LogicalResult lowerTileLoad(Lowerer &l, tile::LoadOp op,
   Type memType = l.storageType(elem);
   Access access = planAccess(l, op.getPtr(), ptrType, elem);
   int64_t width = access.width;
-  Value buffer = l.allocTile(loc, resultType);
+  Value buffer = l.allocTile(loc, resultType, op.getResult());
   Value ptrs = l.lookup(op.getPtr());
   Type ptrElem = ptrType.getElementType();
   l.forEachChunk(loc, resultType.getNumElements(), width, [&](Value index) {
@@ -323,7 +323,7 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
   auto type = cast<RankedTensorType>(ptrType.getPointeeType());
   Type elem = type.getElementType();
   Type memType = l.storageType(elem);
-  Value buffer = l.allocTile(loc, type);
+  Value buffer = l.allocTile(loc, type, op.getResult());
   BlockPointer bp = unpack(l, loc, l.lookup(op.getPtr()), type.getRank());
   SmallVector<int32_t> checks;
   if (op.getBoundaryCheck())

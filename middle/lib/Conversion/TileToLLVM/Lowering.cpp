@@ -95,10 +95,18 @@ int64_t Lowerer::chunkWidth(int64_t numElements) {
   return width;
 }
 
-Value Lowerer::allocTile(Location loc, RankedTensorType type) {
-  uint64_t bytes = type.getNumElements() * storageBytes(type.getElementType());
-  uint64_t offset = scratchBytes;
-  scratchBytes = llvm::alignTo(offset + bytes, 64);
+Value Lowerer::allocTile(Location loc, RankedTensorType type, Value owner) {
+  uint64_t offset;
+  if (std::optional<uint64_t> planned =
+          owner ? scratchPlan.offsetOf(owner) : std::nullopt) {
+    offset = *planned;
+  } else {
+    // Not planned (a temporary of the lowering): memory of its own.
+    uint64_t bytes =
+        type.getNumElements() * storageBytes(type.getElementType());
+    offset = std::max(scratchBytes, scratchPlan.getBytes());
+    scratchBytes = llvm::alignTo(offset + bytes, 64);
+  }
   return b.create<LLVM::GEPOp>(
       loc, scratchBase.getType(), b.getI8Type(), scratchBase,
       ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
@@ -264,7 +272,7 @@ void copyYielded(Lowerer &l, Location loc, ValueRange oldValues,
     if (!type || sources[i] == destinations[i])
       continue;
     if (llvm::is_contained(destinations, sources[i])) {
-      Value temp = l.allocTile(loc, type);
+      Value temp = l.allocTile(loc, type, Value());
       l.copyTile(loc, type, sources[i], temp);
       sources[i] = temp;
     }
@@ -291,13 +299,13 @@ SmallVector<Type> scalarTypesOf(Lowerer &l, TypeRange types) {
   return result;
 }
 
-/// Buffers for the tile values among |types|, null entries for scalars.
-SmallVector<Value> buffersFor(Lowerer &l, Location loc, TypeRange types) {
+/// Buffers for the tile values among |owners|, null entries for scalars.
+SmallVector<Value> buffersFor(Lowerer &l, Location loc, ValueRange owners) {
   SmallVector<Value> result;
-  for (Type type : types)
-    result.push_back(isa<RankedTensorType>(type)
-                         ? l.allocTile(loc, cast<RankedTensorType>(type))
-                         : Value());
+  for (Value owner : owners) {
+    auto type = dyn_cast<RankedTensorType>(owner.getType());
+    result.push_back(type ? l.allocTile(loc, type, owner) : Value());
+  }
   return result;
 }
 
@@ -311,7 +319,7 @@ void mapMixed(Lowerer &l, ValueRange oldValues, ArrayRef<Value> buffers,
 
 LogicalResult lowerFor(Lowerer &l, scf::ForOp op) {
   Location loc = op.getLoc();
-  SmallVector<Value> buffers = buffersFor(l, loc, op.getResultTypes());
+  SmallVector<Value> buffers = buffersFor(l, loc, op.getResults());
   for (auto [i, init] : llvm::enumerate(op.getInitArgs()))
     if (buffers[i])
       l.copyTile(loc, cast<RankedTensorType>(init.getType()), l.lookup(init),
@@ -343,7 +351,7 @@ LogicalResult lowerFor(Lowerer &l, scf::ForOp op) {
 
 LogicalResult lowerIf(Lowerer &l, scf::IfOp op) {
   Location loc = op.getLoc();
-  SmallVector<Value> buffers = buffersFor(l, loc, op.getResultTypes());
+  SmallVector<Value> buffers = buffersFor(l, loc, op.getResults());
   auto newIf = l.b.create<scf::IfOp>(
       loc, scalarTypesOf(l, op.getResultTypes()), l.lookup(op.getCondition()),
       /*withElseRegion=*/true);
@@ -378,8 +386,8 @@ LogicalResult lowerWhile(Lowerer &l, scf::WhileOp op) {
   // Tiles entering the before region and tiles passed to the after region
   // (which are also the results) get dedicated buffers.
   SmallVector<Value> beforeBuffers =
-      buffersFor(l, loc, op.getBefore().getArgumentTypes());
-  SmallVector<Value> afterBuffers = buffersFor(l, loc, op.getResultTypes());
+      buffersFor(l, loc, op.getBefore().getArguments());
+  SmallVector<Value> afterBuffers = buffersFor(l, loc, op.getResults());
   for (auto [i, init] : llvm::enumerate(op.getInits()))
     if (beforeBuffers[i])
       l.copyTile(loc, cast<RankedTensorType>(init.getType()), l.lookup(init),
@@ -548,9 +556,12 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks) {
   if (usesTiles && !l.scratchBase)
     return kernel.emitError(
         "the target provides no scratch memory for the kernel's tiles");
+  l.scratchPlan.plan(kernel, [&](RankedTensorType type) -> uint64_t {
+    return type.getNumElements() * l.storageBytes(type.getElementType());
+  });
   if (failed(l.lowerBlock(kernel.getBody().front())))
     return failure();
-  result.scratchBytes = l.scratchBytes;
+  result.scratchBytes = std::max(l.scratchBytes, l.scratchPlan.getBytes());
 
   // Only the lowered kernel remains.
   for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations()))

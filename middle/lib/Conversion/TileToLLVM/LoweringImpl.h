@@ -41,6 +41,25 @@ namespace tegula::lowering {
 /// The widest chunk (elements) processed as one vector.
 constexpr int64_t kMaxChunk = 16;
 
+/// Shared-memory (scratch) allocation by liveness: tiles whose lifetimes do
+/// not overlap share memory. A tile is live from its definition to its last
+/// use; a use inside a loop that does not contain the definition keeps it
+/// live to the end of that loop; views (expand_dims, reshape,
+/// convert_layout) share their operand's memory, and the tiles a region op
+/// carries (loop-carried tiles, results) are live across the whole op.
+class ScratchPlan {
+public:
+  void plan(tile::FuncOp func,
+            llvm::function_ref<uint64_t(mlir::RankedTensorType)> bytesOf);
+  std::optional<uint64_t> offsetOf(mlir::Value value) const;
+  /// The bytes the planned tiles need.
+  uint64_t getBytes() const { return bytes; }
+
+private:
+  llvm::DenseMap<mlir::Value, uint64_t> offsets;
+  uint64_t bytes = 0;
+};
+
 class Lowerer {
 public:
   Lowerer(mlir::ModuleOp module, const backend::TargetHooks &hooks,
@@ -55,7 +74,9 @@ public:
   mlir::IRMapping map;
   /// The scratch base of the function being built.
   mlir::Value scratchBase;
-  /// Bytes of scratch assigned so far.
+  /// Where the kernel's tiles live in scratch.
+  ScratchPlan scratchPlan;
+  /// The end of scratch assigned to temporaries beyond the plan.
   uint64_t scratchBytes = 0;
   /// The tile.func being lowered (for assert messages).
   std::string functionName;
@@ -79,8 +100,11 @@ public:
   mlir::Type chunkType(mlir::Type elem, int64_t width) const;
 
   // --- Tiles in scratch ---------------------------------------------------
-  /// Reserves scratch for a tile of |type| and returns its address.
-  mlir::Value allocTile(mlir::Location loc, mlir::RankedTensorType type);
+  /// The address of the scratch for tile |owner| (of |type|), as the
+  /// ScratchPlan placed it; a null |owner| (a temporary of the lowering)
+  /// gets memory of its own.
+  mlir::Value allocTile(mlir::Location loc, mlir::RankedTensorType type,
+                        mlir::Value owner);
   /// The new value of |old| (a tile pointer or a scalar).
   mlir::Value lookup(mlir::Value old) const { return map.lookup(old); }
   /// The widest chunk that divides |numElements|.

@@ -128,7 +128,7 @@ LogicalResult lowerReduce(Lowerer &l, tile::ReduceOp op) {
   if (!scalarResult)
     for (Value result : op.getResult())
       results.push_back(
-          l.allocTile(loc, cast<RankedTensorType>(result.getType())));
+          l.allocTile(loc, cast<RankedTensorType>(result.getType()), result));
 
   Region &combine = op.getCombineOp();
   LogicalResult status = success();
@@ -219,7 +219,7 @@ LogicalResult lowerScan(Lowerer &l, tile::ScanOp op) {
   SmallVector<Type> resultElems;
   for (Value result : op.getResult()) {
     auto type = cast<RankedTensorType>(result.getType());
-    results.push_back(l.allocTile(loc, type));
+    results.push_back(l.allocTile(loc, type, result));
     resultElems.push_back(type.getElementType());
   }
   int64_t width = Lowerer::chunkWidth(view.inner);

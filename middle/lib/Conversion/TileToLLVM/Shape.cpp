@@ -30,7 +30,7 @@ LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
   RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
   Value src = l.lookup(op.getSrc());
-  Value dst = l.allocTile(loc, out);
+  Value dst = l.allocTile(loc, out, op.getResult());
   ArrayRef<int64_t> outShape = out.getShape(), inShape = in.getShape();
   int64_t rank = out.getRank();
   int64_t row = outShape[rank - 1];
@@ -66,7 +66,7 @@ LogicalResult lowerTrans(Lowerer &l, tile::TransOp op) {
   RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
   Value src = l.lookup(op.getSrc());
-  Value dst = l.allocTile(loc, out);
+  Value dst = l.allocTile(loc, out, op.getResult());
   ArrayRef<int32_t> order = op.getOrder();
   l.forEachIndex(loc, out.getShape(), [&](ArrayRef<Value> outIndex) {
     SmallVector<Value> inIndex(in.getRank());
@@ -88,7 +88,7 @@ LogicalResult lowerJoin(Lowerer &l, tile::JoinOp op) {
   RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
   Value lhs = l.lookup(op.getLhs()), rhs = l.lookup(op.getRhs());
-  Value dst = l.allocTile(loc, out);
+  Value dst = l.allocTile(loc, out, op.getResult());
   l.forEachChunk(loc, in.getNumElements(), 1, [&](Value i) {
     Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
     Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
@@ -105,7 +105,8 @@ LogicalResult lowerSplit(Lowerer &l, tile::SplitOp op) {
   RankedTensorType out = tileOf(op.getOutLHS());
   Type elem = out.getElementType();
   Value src = l.lookup(op.getSrc());
-  Value lhs = l.allocTile(loc, out), rhs = l.allocTile(loc, out);
+  Value lhs = l.allocTile(loc, out, op.getOutLHS()),
+        rhs = l.allocTile(loc, out, op.getOutRHS());
   l.forEachChunk(loc, out.getNumElements(), 1, [&](Value i) {
     Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
     Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
@@ -123,7 +124,7 @@ LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
   OpBuilder &b = l.b;
   RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
-  Value dst = l.allocTile(loc, out);
+  Value dst = l.allocTile(loc, out, op.getResult());
   int64_t n = in.getNumElements(), width = Lowerer::chunkWidth(n);
   Value lhs = l.lookup(op.getLhs()), rhs = l.lookup(op.getRhs());
   l.forEachChunk(loc, n, width, [&](Value i) {
@@ -144,7 +145,7 @@ LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
   Type elem = out.getElementType();
   int64_t axis = op.getAxis();
   Value srcBuf = l.lookup(op.getSrc()), idxBuf = l.lookup(op.getIndices());
-  Value dst = l.allocTile(loc, out);
+  Value dst = l.allocTile(loc, out, op.getResult());
   l.forEachIndex(loc, idx.getShape(), [&](ArrayRef<Value> index) {
     Value linear = l.linearize(loc, index, idx.getShape());
     Value at = loadOne(l, loc, idxBuf, idx.getElementType(), linear);
@@ -168,7 +169,7 @@ LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
   OpBuilder &b = l.b;
   RankedTensorType src = tileOf(op.getSrc()), out = tileOf(op.getResult());
   Type i32 = b.getI32Type();
-  Value dst = l.allocTile(loc, out);
+  Value dst = l.allocTile(loc, out, op.getResult());
   int64_t bins = out.getNumElements(), width = Lowerer::chunkWidth(bins);
   l.forEachChunk(loc, bins, width, [&](Value i) {
     l.storeChunk(loc, dst, i32, i,

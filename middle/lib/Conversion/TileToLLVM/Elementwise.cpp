@@ -310,15 +310,15 @@ FailureOr<SmallVector<Value>> Lowerer::buildCombine(Region &region,
   return yielded;
 }
 
-namespace {
-
-bool isElementwise(Operation *op) {
+bool tegula::lowering::isElementwiseOp(Operation *op) {
   if (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
     return true;
   return isa<tile::AddPtrOp, tile::IntToPtrOp, tile::PtrToIntOp,
              tile::BitcastOp, tile::FpToFpOp, tile::PreciseSqrtOp,
              tile::PreciseDivFOp, tile::UMulHiOp, tile::ClampFOp>(op);
 }
+
+namespace {
 
 LogicalResult lowerTileConstant(Lowerer &l, arith::ConstantOp op,
                                 RankedTensorType type) {
@@ -371,43 +371,6 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
                   b, loc, static_cast<backend::Axis>(nprog.getAxis())));
     return success();
   }
-  if (auto range = dyn_cast<tile::MakeRangeOp>(op)) {
-    auto type = cast<RankedTensorType>(range.getType());
-    Value buffer = l.allocTile(loc, type, range.getResult());
-    int64_t n = type.getNumElements(), width = Lowerer::chunkWidth(n);
-    SmallVector<int32_t> iota;
-    for (int64_t i = 0; i < width; ++i)
-      iota.push_back(static_cast<int32_t>(i));
-    l.forEachChunk(loc, n, width, [&](Value index) {
-      Value first = b.create<arith::AddIOp>(
-          loc, b.create<arith::TruncIOp>(loc, b.getI32Type(), index),
-          l.constI32(loc, range.getStart()));
-      Value chunk = l.splatChunk(loc, first, width);
-      if (width > 1)
-        chunk = b.create<arith::AddIOp>(
-            loc, chunk,
-            b.create<arith::ConstantOp>(
-                loc, DenseElementsAttr::get(
-                         VectorType::get({width}, b.getI32Type()),
-                         ArrayRef<int32_t>(iota))));
-      l.storeChunk(loc, buffer, type.getElementType(), index, chunk);
-    });
-    l.map.map(range.getResult(), buffer);
-    return success();
-  }
-  if (auto splat = dyn_cast<tile::SplatOp>(op)) {
-    auto type = cast<RankedTensorType>(splat.getType());
-    Value buffer = l.allocTile(loc, type, splat.getResult());
-    int64_t n = type.getNumElements(), width = Lowerer::chunkWidth(n);
-    Type elem = type.getElementType();
-    Value scalar = l.scalarToCompute(loc, l.lookup(splat.getSrc()), elem);
-    Value chunk = l.splatChunk(loc, scalar, width);
-    l.forEachChunk(loc, n, width, [&](Value index) {
-      l.storeChunk(loc, buffer, elem, index, chunk);
-    });
-    l.map.map(splat.getResult(), buffer);
-    return success();
-  }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     if (auto type = dyn_cast<RankedTensorType>(constant.getType()))
       return lowerTileConstant(l, constant, type);
@@ -418,14 +381,13 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
     l.map.map(constant.getResult(), b.create<arith::ConstantOp>(loc, attr));
     return success();
   }
-  if (!isElementwise(op))
+  if (!isElementwiseOp(op))
     return std::nullopt;
 
   // Scalars: the op itself on the new values.
-  auto tileType = op->getNumResults() == 1
-                      ? dyn_cast<RankedTensorType>(op->getResult(0).getType())
-                      : RankedTensorType();
-  if (!tileType) {
+  bool tileResult = op->getNumResults() == 1 &&
+                    isa<RankedTensorType>(op->getResult(0).getType());
+  if (!tileResult) {
     for (Type type : op->getResultTypes())
       if (isa<RankedTensorType>(type))
         return l.unsupported(op, "several tile results");
@@ -441,34 +403,48 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
     return success();
   }
 
-  // Tiles: chunk by chunk.
-  int64_t n = tileType.getNumElements(), width = Lowerer::chunkWidth(n);
-  Value buffer = l.allocTile(loc, tileType, op->getResult(0));
-  LogicalResult status = success();
-  l.forEachChunk(loc, n, width, [&](Value index) {
-    SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      if (auto type = dyn_cast<RankedTensorType>(operand.getType())) {
-        operands.push_back(l.loadChunk(loc, l.lookup(operand),
-                                       type.getElementType(), index, width));
-      } else {
-        // A scalar operand (the condition of a select): every lane sees it.
-        operands.push_back(l.splatChunk(
-            loc, l.scalarToCompute(loc, l.lookup(operand), operand.getType()),
-            width));
-      }
-    }
-    FailureOr<SmallVector<Value>> results =
-        l.buildElementwise(op, operands, width, /*tileMode=*/true);
-    if (failed(results)) {
-      status = failure();
-      return;
-    }
-    l.storeChunk(loc, buffer, tileType.getElementType(), index,
-                 results->front());
-  });
-  if (failed(status))
+  // Tiles are chunk ops (Fusion.cpp).
+  return l.unsupported(op, "a tile elementwise op outside a chunk group");
+}
+
+FailureOr<Value>
+tegula::lowering::emitElementwiseChunk(Lowerer &l, Operation *op,
+                                       ArrayRef<Value> operands, Value index,
+                                       int64_t width) {
+  OpBuilder &b = l.b;
+  Location loc = op->getLoc();
+  if (auto range = dyn_cast<tile::MakeRangeOp>(op)) {
+    Value first = b.create<arith::AddIOp>(
+        loc, b.create<arith::TruncIOp>(loc, b.getI32Type(), index),
+        l.constI32(loc, range.getStart()));
+    Value chunk = l.splatChunk(loc, first, width);
+    if (width == 1)
+      return chunk;
+    SmallVector<int32_t> iota;
+    for (int64_t i = 0; i < width; ++i)
+      iota.push_back(static_cast<int32_t>(i));
+    return b
+        .create<arith::AddIOp>(
+            loc, chunk,
+            b.create<arith::ConstantOp>(
+                loc, DenseElementsAttr::get(
+                         VectorType::get({width}, b.getI32Type()),
+                         ArrayRef<int32_t>(iota))))
+        .getResult();
+  }
+  if (isa<tile::SplatOp>(op))
+    return operands[0];
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto dense = cast<DenseElementsAttr>(constant.getValue());
+    auto scalar = cast<TypedAttr>(dense.getSplatValue<Attribute>());
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(scalar.getType()))
+      scalar = b.getI8IntegerAttr(static_cast<int8_t>(
+          cast<FloatAttr>(scalar).getValue().bitcastToAPInt().getZExtValue()));
+    return l.constantChunk(loc, scalar, width);
+  }
+  FailureOr<SmallVector<Value>> results =
+      l.buildElementwise(op, operands, width, /*tileMode=*/true);
+  if (failed(results))
     return failure();
-  l.map.map(op->getResult(0), buffer);
-  return success();
+  return results->front();
 }

@@ -27,18 +27,6 @@ unsigned accessAlignment(int64_t divisibility, int64_t elemBytes,
   return static_cast<unsigned>(std::max(align, elemBytes));
 }
 
-/// The mask chunk (i1 or vector of i1) of |mask| (old value, tile or scalar,
-/// may be null) at |index|.
-Value maskChunk(Lowerer &l, Location loc, Value mask, Value index,
-                int64_t width) {
-  if (!mask)
-    return {};
-  if (auto type = dyn_cast<RankedTensorType>(mask.getType()))
-    return l.loadChunk(loc, l.lookup(mask), type.getElementType(), index,
-                       width);
-  return l.splatChunk(loc, l.lookup(mask), width);
-}
-
 /// How a tile of pointers is accessed chunk by chunk.
 struct Access {
   int64_t width = 1;
@@ -132,130 +120,121 @@ LogicalResult lowerScalarStore(Lowerer &l, tile::StoreOp op) {
   return success();
 }
 
-LogicalResult lowerTileLoad(Lowerer &l, tile::LoadOp op,
-                            RankedTensorType ptrType) {
+/// One chunk of a load through a tile of pointers. |operands|: the address
+/// chunk, then the mask and |other| chunks when the op has them.
+Value emitTileLoad(Lowerer &l, tile::LoadOp op, ArrayRef<Value> operands,
+                   int64_t width) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
+  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
   auto resultType = cast<RankedTensorType>(op.getType());
   Type elem = resultType.getElementType();
   Type memType = l.storageType(elem);
   Access access = planAccess(l, op.getPtr(), ptrType, elem);
-  int64_t width = access.width;
-  Value buffer = l.allocTile(loc, resultType, op.getResult());
-  Value ptrs = l.lookup(op.getPtr());
-  Type ptrElem = ptrType.getElementType();
-  l.forEachChunk(loc, resultType.getNumElements(), width, [&](Value index) {
-    Value addresses = l.loadChunk(loc, ptrs, ptrElem, index, width);
-    Value mask = maskChunk(l, loc, op.getMask(), index, width);
-    Value other;
-    if (op.getOther()) {
-      if (auto type = dyn_cast<RankedTensorType>(op.getOther().getType()))
-        other = l.loadChunk(loc, l.lookup(op.getOther()), elem, index, width);
-      else
-        other = l.splatChunk(loc, l.lookup(op.getOther()), width);
-      if (elem.isInteger(1))
-        other = b.create<arith::ExtUIOp>(loc, l.chunkType(memType, width),
-                                         other);
-    } else {
-      other = l.constantChunk(loc, cast<TypedAttr>(b.getZeroAttr(memType)),
-                              width);
-    }
-    Value value;
-    if (width == 1) {
-      Value ptr = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), addresses);
-      auto loadOne = [&]() -> Value {
-        return b.create<LLVM::LoadOp>(loc, memType, ptr, access.alignment,
-                                      op.getIsVolatile());
-      };
-      if (!mask) {
-        value = loadOne();
-      } else {
-        auto ifOp = b.create<scf::IfOp>(loc, memType, mask, true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        b.create<scf::YieldOp>(loc, loadOne());
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        b.create<scf::YieldOp>(loc, other);
-        value = ifOp.getResult(0);
-      }
-    } else {
-      Type vecType = l.chunkType(memType, width);
-      if (access.contiguous) {
-        Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
-                                                       l.constI32(loc, 0));
-        Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
-        if (!mask)
-          value = b.create<LLVM::LoadOp>(loc, vecType, base, access.alignment,
-                                         op.getIsVolatile());
-        else
-          value = b.create<LLVM::MaskedLoadOp>(loc, vecType, base, mask,
-                                               ValueRange{other},
-                                               access.alignment);
-      } else {
-        if (!mask)
-          mask = l.constantChunk(loc, b.getBoolAttr(true), width);
-        value = b.create<LLVM::masked_gather>(
-            loc, vecType, addressVector(l, loc, addresses, width), mask,
-            ValueRange{other}, b.getI32IntegerAttr(access.alignment));
-      }
-    }
+  bool contiguous = access.contiguous && access.width == width;
+  unsigned alignment = contiguous ? access.alignment
+                                  : static_cast<unsigned>(l.storageBytes(elem));
+  Value addresses = operands[0];
+  Value mask = op.getMask() ? operands[1] : Value();
+  Value other;
+  if (op.getOther()) {
+    other = operands[op.getMask() ? 2 : 1];
     if (elem.isInteger(1))
-      value = b.create<arith::TruncIOp>(loc, l.chunkType(b.getI1Type(), width),
-                                        value);
-    l.storeChunk(loc, buffer, elem, index, value);
-  });
-  l.map.map(op.getResult(), buffer);
-  return success();
-}
-
-LogicalResult lowerTileStore(Lowerer &l, tile::StoreOp op,
-                             RankedTensorType ptrType) {
-  Location loc = op.getLoc();
-  OpBuilder &b = l.b;
-  auto valueType = cast<RankedTensorType>(op.getValue().getType());
-  Type elem = valueType.getElementType();
-  Type memType = l.storageType(elem);
-  Access access = planAccess(l, op.getPtr(), ptrType, elem);
-  int64_t width = access.width;
-  Value ptrs = l.lookup(op.getPtr());
-  Value values = l.lookup(op.getValue());
-  l.forEachChunk(loc, valueType.getNumElements(), width, [&](Value index) {
-    Value addresses =
-        l.loadChunk(loc, ptrs, ptrType.getElementType(), index, width);
-    Value mask = maskChunk(l, loc, op.getMask(), index, width);
-    Value value = l.loadChunk(loc, values, elem, index, width);
-    if (elem.isInteger(1))
-      value = b.create<arith::ExtUIOp>(loc, l.chunkType(memType, width), value);
-    if (width == 1) {
-      Value ptr = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), addresses);
-      if (!mask) {
-        b.create<LLVM::StoreOp>(loc, value, ptr, access.alignment);
-        return;
-      }
-      auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, mask, false);
+      other = b.create<arith::ExtUIOp>(loc, l.chunkType(memType, width), other);
+  } else {
+    other =
+        l.constantChunk(loc, cast<TypedAttr>(b.getZeroAttr(memType)), width);
+  }
+  Value value;
+  if (width == 1) {
+    Value ptr = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), addresses);
+    auto loadOne = [&]() -> Value {
+      return b.create<LLVM::LoadOp>(loc, memType, ptr, alignment,
+                                    op.getIsVolatile());
+    };
+    if (!mask) {
+      value = loadOne();
+    } else {
+      auto ifOp = b.create<scf::IfOp>(loc, memType, mask, true);
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-      b.create<LLVM::StoreOp>(loc, value, ptr, access.alignment);
-      return;
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      b.create<scf::YieldOp>(loc, loadOne());
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      b.create<scf::YieldOp>(loc, other);
+      value = ifOp.getResult(0);
     }
-    if (access.contiguous) {
+  } else {
+    Type vecType = l.chunkType(memType, width);
+    if (contiguous) {
       Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
                                                      l.constI32(loc, 0));
       Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
       if (!mask)
-        b.create<LLVM::StoreOp>(loc, value, base, access.alignment);
+        value = b.create<LLVM::LoadOp>(loc, vecType, base, alignment,
+                                       op.getIsVolatile());
       else
-        b.create<LLVM::MaskedStoreOp>(loc, value, base, mask,
-                                      b.getI32IntegerAttr(access.alignment));
+        value = b.create<LLVM::MaskedLoadOp>(loc, vecType, base, mask,
+                                             ValueRange{other}, alignment);
+    } else {
+      if (!mask)
+        mask = l.constantChunk(loc, b.getBoolAttr(true), width);
+      value = b.create<LLVM::masked_gather>(
+          loc, vecType, addressVector(l, loc, addresses, width), mask,
+          ValueRange{other}, b.getI32IntegerAttr(alignment));
+    }
+  }
+  if (elem.isInteger(1))
+    value = b.create<arith::TruncIOp>(loc, l.chunkType(b.getI1Type(), width),
+                                      value);
+  return value;
+}
+
+/// One chunk of a store through a tile of pointers. |operands|: the address
+/// chunk, the value chunk, then the mask chunk when the op has one.
+void emitTileStore(Lowerer &l, tile::StoreOp op, ArrayRef<Value> operands,
+                   int64_t width) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+  Type elem = cast<RankedTensorType>(op.getValue().getType()).getElementType();
+  Type memType = l.storageType(elem);
+  Access access = planAccess(l, op.getPtr(), ptrType, elem);
+  bool contiguous = access.contiguous && access.width == width;
+  unsigned alignment = contiguous ? access.alignment
+                                  : static_cast<unsigned>(l.storageBytes(elem));
+  Value addresses = operands[0];
+  Value value = operands[1];
+  Value mask = op.getMask() ? operands[2] : Value();
+  if (elem.isInteger(1))
+    value = b.create<arith::ExtUIOp>(loc, l.chunkType(memType, width), value);
+  if (width == 1) {
+    Value ptr = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), addresses);
+    if (!mask) {
+      b.create<LLVM::StoreOp>(loc, value, ptr, alignment);
       return;
     }
+    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, mask, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    b.create<LLVM::StoreOp>(loc, value, ptr, alignment);
+    return;
+  }
+  if (contiguous) {
+    Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
+                                                   l.constI32(loc, 0));
+    Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
     if (!mask)
-      mask = l.constantChunk(loc, b.getBoolAttr(true), width);
-    b.create<LLVM::masked_scatter>(loc, value,
-                                   addressVector(l, loc, addresses, width),
-                                   mask, b.getI32IntegerAttr(access.alignment));
-  });
-  return success();
+      b.create<LLVM::StoreOp>(loc, value, base, alignment);
+    else
+      b.create<LLVM::MaskedStoreOp>(loc, value, base, mask,
+                                    b.getI32IntegerAttr(alignment));
+    return;
+  }
+  if (!mask)
+    mask = l.constantChunk(loc, b.getBoolAttr(true), width);
+  b.create<LLVM::masked_scatter>(loc, value,
+                                 addressVector(l, loc, addresses, width), mask,
+                                 b.getI32IntegerAttr(alignment));
 }
 
 //===----------------------------------------------------------------------===//
@@ -397,14 +376,22 @@ LogicalResult lowerBlockStore(Lowerer &l, tile::StoreOp op,
 
 } // namespace
 
+FailureOr<Value> tegula::lowering::emitLoadStoreChunk(Lowerer &l,
+                                                     Operation *op,
+                                                     ArrayRef<Value> operands,
+                                                     int64_t width) {
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    return emitTileLoad(l, load, operands, width);
+  emitTileStore(l, cast<tile::StoreOp>(op), operands, width);
+  return Value();
+}
+
 std::optional<LogicalResult>
 tegula::lowering::lowerLoadStoreFamily(Lowerer &l, Operation *op) {
   OpBuilder &b = l.b;
   Location loc = op->getLoc();
   if (auto load = dyn_cast<tile::LoadOp>(op)) {
     Type ptrType = load.getPtr().getType();
-    if (auto tensor = dyn_cast<RankedTensorType>(ptrType))
-      return lowerTileLoad(l, load, tensor);
     auto ptr = cast<tile::PointerType>(ptrType);
     if (isa<RankedTensorType>(ptr.getPointeeType()))
       return lowerBlockLoad(l, load, ptr);
@@ -412,8 +399,6 @@ tegula::lowering::lowerLoadStoreFamily(Lowerer &l, Operation *op) {
   }
   if (auto store = dyn_cast<tile::StoreOp>(op)) {
     Type ptrType = store.getPtr().getType();
-    if (auto tensor = dyn_cast<RankedTensorType>(ptrType))
-      return lowerTileStore(l, store, tensor);
     auto ptr = cast<tile::PointerType>(ptrType);
     if (isa<RankedTensorType>(ptr.getPointeeType()))
       return lowerBlockStore(l, store, ptr);

@@ -449,7 +449,11 @@ LogicalResult Lowerer::lowerBlock(Block &block) {
 }
 
 LogicalResult Lowerer::lowerOp(Operation *op) {
+  if (lowered.contains(op))
+    return success();
   b.setInsertionPointToEnd(b.getInsertionBlock());
+  if (isChunkOp(op))
+    return lowerChunkGroup(*this, op);
   if (auto loop = dyn_cast<scf::ForOp>(op))
     return lowerFor(*this, loop);
   if (auto ifOp = dyn_cast<scf::IfOp>(op))

@@ -78,6 +78,8 @@ public:
   ScratchPlan scratchPlan;
   /// The end of scratch assigned to temporaries beyond the plan.
   uint64_t scratchBytes = 0;
+  /// Ops already lowered (as part of a chunk group).
+  llvm::DenseSet<mlir::Operation *> lowered;
   /// The tile.func being lowered (for assert messages).
   std::string functionName;
 
@@ -168,6 +170,29 @@ public:
   /// Reports that |op| cannot be lowered, with |why|.
   mlir::LogicalResult unsupported(mlir::Operation *op, const llvm::Twine &why);
 };
+
+/// Ops computed chunk by chunk on tiles of one element count, which one
+/// loop runs together (Fusion.cpp): splat, make_range, uniform tile
+/// constants, elementwise ops, loads and stores through tiles of pointers.
+bool isChunkOp(mlir::Operation *op);
+/// The arith, math and tile elementwise ops.
+bool isElementwiseOp(mlir::Operation *op);
+/// Lowers the chunk op |first| together with the chunk ops of the same
+/// element count that follow it in its block (pure scalar ops in between are
+/// lowered first): one loop over chunks, values kept in registers, tiles
+/// stored to scratch only when used outside the group.
+mlir::LogicalResult lowerChunkGroup(Lowerer &l, mlir::Operation *first);
+/// Chunk |index| (|width| elements) of a chunk op. |operands| are the
+/// operands' chunks (scalars splatted, in chunk form); the result is the
+/// result's chunk (null for a store).
+mlir::FailureOr<mlir::Value> emitElementwiseChunk(Lowerer &l,
+                                                  mlir::Operation *op,
+                                                  llvm::ArrayRef<mlir::Value> operands,
+                                                  mlir::Value index,
+                                                  int64_t width);
+mlir::FailureOr<mlir::Value> emitLoadStoreChunk(Lowerer &l, mlir::Operation *op,
+                                                llvm::ArrayRef<mlir::Value> operands,
+                                                int64_t width);
 
 // Op families: each returns std::nullopt when |op| is not one of its ops.
 std::optional<mlir::LogicalResult> lowerElementwiseFamily(Lowerer &l,

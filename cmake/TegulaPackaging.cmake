@@ -113,6 +113,10 @@ set(_tegula_vendor_nvidia "NVIDIA GPUs, through the CUDA driver API (loaded at r
 set(_tegula_vendor_amd "AMD GPUs, through the HIP runtime (loaded at run time)")
 set(_tegula_vendor_intel "Intel GPUs, through Level Zero (loaded at run time)")
 set(_tegula_vendor_host "the host CPU")
+set(_tegula_codegen_nvidia "its code\n generator comes in a later release")
+set(_tegula_codegen_amd "${_tegula_codegen_nvidia}")
+set(_tegula_codegen_intel "${_tegula_codegen_nvidia}")
+set(_tegula_codegen_host "compiling kernels\n for it with LLVM and running them on a thread pool")
 foreach(backend IN LISTS TEGULA_PACKAGE_PLUGINS)
   string(TOUPPER plugin-${backend} _component)
   set(CPACK_DEBIAN_${_component}_PACKAGE_NAME tegula-plugin-${backend})
@@ -121,7 +125,13 @@ foreach(backend IN LISTS TEGULA_PACKAGE_PLUGINS)
     set(CPACK_DEBIAN_${_component}_PACKAGE_SHLIBDEPS ON)
   endif()
   set(CPACK_COMPONENT_${_component}_DESCRIPTION
-    "Tegula backend plugin: ${backend}\n Finds and drives ${_tegula_vendor_${backend}} for Tegula (its code\n generator comes in a later release).\n Installs lib/tegula/plugins/libtegula_plugin_${backend}.so, where\n libtegula_runtime finds it.")
+    "Tegula backend plugin: ${backend}\n Finds and drives ${_tegula_vendor_${backend}} for Tegula (${_tegula_codegen_${backend}}).\n Installs lib/tegula/plugins/libtegula_plugin_${backend}.so, where\n libtegula_runtime finds it.")
 endforeach()
+# A plugin may link tegula-core's compiler libraries (the host plugin links
+# libtegula_lowering and libtegula_tile): dpkg-shlibdeps looks for them in
+# the build tree, as each component is staged on its own. They belong to no
+# installed package, so they add no Depends line; the component dependency
+# on tegula-core (above) covers them.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/lib)
 
 include(CPack)

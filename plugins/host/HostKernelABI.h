@@ -51,6 +51,7 @@ enum {
   TG_HOST_PRINT_UNSIGNED = 1, /* zero-extended to 64 */
   TG_HOST_PRINT_FLOAT = 2,    /* the bits of the value as a double */
   TG_HOST_PRINT_POINTER = 3,  /* the address */
+  TG_HOST_PRINT_NONE = 4,     /* no value: the line is the prefix alone */
   TG_HOST_PRINT_HEX = 1 << 16
 };
 
@@ -60,13 +61,18 @@ enum {
 /* `tl.device_print`: one element. |index| is its linear index in the tile,
  * -1 for a scalar. Prints, as Triton does,
  *   pid (x, y, z) idx (index) prefix value
- * as one line on stdout (lines of concurrent programs do not interleave). */
+ * as one line on stdout (lines of concurrent programs do not interleave);
+ * without "idx (index)" for a scalar, and without a value for
+ * TG_HOST_PRINT_NONE (a print of no values). The prefix is printed with one
+ * space before and after it (Triton's front end makes it " name: "). */
 void tegula_host_print(const tg_host_program *program, const char *prefix,
                        int64_t index, uint64_t bits, uint32_t kind);
 
-/* `tl.device_assert` failed for the element at |index| (-1: scalar). The
- * launch completes and then fails with an error naming |file|:|line|,
- * |function|, |message| and the program id of the first failure. */
+/* `tl.device_assert` failed for the element at |index| (-1: scalar); it
+ * returns, and the program goes on. The launch starts no further programs
+ * (as a trap ends a GPU kernel), waits for those running, and fails with an
+ * error naming |file|:|line|, |function|, |message| and the program id of
+ * the first failure. */
 void tegula_host_assert_fail(const tg_host_program *program,
                              const char *message, const char *file,
                              uint32_t line, const char *function,

@@ -15,13 +15,23 @@
 //  - Device memory is host memory, 64-byte aligned; a buffer's device
 //    address is its host address.
 //  - Streams are in-order queues, each run by a worker thread; events mark
-//    points in them (record, wait, synchronize, elapsed time).
-//  - Compiling is not implemented yet (the CPU code generator comes later):
-//    plugin_compile answers TG_ERROR_UNIMPLEMENTED, "compiling for host is
-//    not implemented yet", and so do module load and launch (the kit's
-//    defaults).
+//    points in them (record, wait, synchronize, elapsed time). A launch in a
+//    stream that fails (a device_assert) reports its error at the stream's
+//    next synchronize.
+//  - Compile: tile bytecode -> LLVM dialect (middle/'s lowering with
+//    HostTargetHooks) -> LLVM IR -> O3 for this CPU -> ELF object, in a host
+//    image (HostCompiler.h, HostCodegen.h, HostImage.h).
+//  - Module load: the object is linked in process by ORC's LLJIT, one JIT
+//    per module (HostJIT.h).
+//  - Launch: grid[0] * grid[1] * grid[2] programs on the device's thread
+//    pool (HostLauncher.h), in the stream's queue or at once.
 //
 //===----------------------------------------------------------------------===//
+
+#include "HostCompiler.h"
+#include "HostImage.h"
+#include "HostJIT.h"
+#include "HostLauncher.h"
 
 #include "tegula/BackendKit/HostQueues.h"
 #include "tegula/BackendKit/PluginBase.h"
@@ -30,15 +40,22 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace tegula::plugin;
+using tegula::host::HostCode;
+using tegula::host::ProgramPool;
 
 namespace {
 
@@ -144,7 +161,48 @@ uint32_t hostClockKHz() {
 
 //===-- The device and the plugin -----------------------------------------===//
 
-// Memory, streams and events: the SDK's host kit (HostQueues.h).
+/// A HostStream that also carries kernel launches, whose failures (a
+/// device_assert) it reports at the next synchronize, as a GPU stream
+/// reports an asynchronous error; the error is cleared once reported.
+class HostKernelStream : public HostStream {
+public:
+  using HostStream::HostStream;
+  ~HostKernelStream() override {
+    // Queued launches record into this object: run them while it is whole.
+    HostStream::synchronize();
+  }
+
+  /// Queues |launch| behind the stream's work.
+  void enqueueLaunch(std::function<Status()> launch) {
+    enqueue([this, launch = std::move(launch)] {
+      Status status = launch();
+      if (status.ok())
+        return;
+      std::lock_guard<std::mutex> lock(errorMutex);
+      if (pending.ok())
+        pending = std::move(status);
+    });
+  }
+
+  /// Waits for the queued work; fails with the first launch failure since
+  /// the last synchronize.
+  Status synchronize() override {
+    Status waited = HostStream::synchronize();
+    if (!waited.ok())
+      return waited;
+    std::lock_guard<std::mutex> lock(errorMutex);
+    Status failure = std::move(pending);
+    pending = Status();
+    return failure;
+  }
+
+private:
+  std::mutex errorMutex;
+  Status pending;
+};
+
+// Memory, streams and events: the SDK's host kit (HostQueues.h); kernels
+// run on the device's ProgramPool.
 class HostDevice : public HostMemoryDevice {
 public:
   HostDevice(PluginBase &plugin, const std::string &deviceArch)
@@ -184,7 +242,113 @@ public:
     buffer = std::make_unique<HostBuffer>(*this, bytes, size);
     return Status::success();
   }
+
+  Status createStream(std::unique_ptr<StreamBase> &stream) override {
+    stream = std::make_unique<HostKernelStream>(*this);
+    return Status::success();
+  }
+
+  Status loadModule(const void *image, size_t size,
+                    std::unique_ptr<ModuleBase> &module) override;
+
+  /// The pool that runs this device's programs: compute_units threads,
+  /// started at the first launch.
+  ProgramPool &programPool() {
+    std::lock_guard<std::mutex> lock(poolMutex);
+    if (!pool)
+      pool = std::make_unique<ProgramPool>(props.compute_units);
+    return *pool;
+  }
+
+private:
+  std::mutex poolMutex;
+  std::unique_ptr<ProgramPool> pool;
 };
+
+/// The one kernel of a loaded host image.
+class HostKernel : public KernelBase {
+public:
+  HostKernel(ModuleBase &module, HostDevice &device,
+             std::shared_ptr<HostCode> code)
+      : KernelBase(module), device(device), code(std::move(code)) {}
+
+  Status launch(const LaunchRequest &request) override {
+    // The block shape has no meaning here: a program is one thread.
+    uint64_t programs = 0;
+    Status grid = tegula::host::checkGrid(request.grid, programs);
+    if (!grid.ok())
+      return grid;
+    if (request.packedArgsSize < code->packedArgsSize())
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "kernel " + code->kernelName() + " reads " +
+                        std::to_string(code->packedArgsSize()) +
+                        " bytes of packed arguments, the launch passes " +
+                        std::to_string(request.packedArgsSize));
+    if (request.packedArgsSize && !request.packedArgs)
+      return Status(TG_ERROR_INVALID_ARGUMENT, "packed_args is NULL");
+    // The caller may free its arguments once this returns; the copy is also
+    // 8-byte aligned, as the entry's loads assume.
+    auto args = std::make_shared<std::vector<uint64_t>>(
+        (request.packedArgsSize + 7) / 8);
+    if (request.packedArgsSize)
+      std::memcpy(args->data(), request.packedArgs, request.packedArgsSize);
+    std::array<uint32_t, 3> shape = {request.grid[0], request.grid[1],
+                                     request.grid[2]};
+    // The launch holds the code: unloading the module while the launch
+    // waits in a stream does not free it.
+    std::function<Status()> run = [this, code = code, args, shape] {
+      return device.programPool().run(code->entry(), args->data(),
+                                      shape.data(), code->scratchBytes());
+    };
+    if (request.stream) {
+      static_cast<HostKernelStream *>(request.stream)
+          ->enqueueLaunch(std::move(run));
+      return Status::success();
+    }
+    return run();
+  }
+
+private:
+  HostDevice &device;
+  std::shared_ptr<HostCode> code;
+};
+
+class HostModule : public ModuleBase {
+public:
+  HostModule(HostDevice &device, std::shared_ptr<HostCode> code)
+      : ModuleBase(device), code(code), kernel(*this, device, code) {}
+
+  Status getKernel(const std::string &name, KernelBase *&out) override {
+    if (name != code->kernelName())
+      return Status(TG_ERROR_NOT_FOUND, "no kernel '" + name +
+                                            "' in the module (it holds '" +
+                                            code->kernelName() + "')");
+    out = &kernel;
+    return Status::success();
+  }
+
+private:
+  std::shared_ptr<HostCode> code;
+  HostKernel kernel;
+};
+
+Status HostDevice::loadModule(const void *image, size_t size,
+                              std::unique_ptr<ModuleBase> &module) {
+  llvm::Expected<tegula::host::HostImage> decoded =
+      tegula::host::readHostImage(image, size);
+  if (!decoded)
+    return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(decoded.takeError()));
+  std::string target = "host:" + arch;
+  if (decoded->target != target)
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "the image of kernel " + decoded->kernelName + " is for " +
+                      decoded->target + ", this device is " + target);
+  llvm::Expected<std::shared_ptr<HostCode>> code = HostCode::load(*decoded);
+  if (!code)
+    return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(code.takeError()));
+  module = std::make_unique<HostModule>(*this, std::move(*code));
+  return Status::success();
+}
 
 class HostPlugin : public PluginBase {
 public:
@@ -196,10 +360,10 @@ public:
     return Status::success();
   }
 
-  Status compile(const CompileRequest &,
-                 std::unique_ptr<CompiledImage> &) override {
-    return Status(TG_ERROR_UNIMPLEMENTED,
-                  "compiling for host is not implemented yet");
+  Status compile(const CompileRequest &request,
+                 std::unique_ptr<CompiledImage> &image) override {
+    return tegula::host::compileTileBytecode(request, info().targets.front(),
+                                             image);
   }
 };
 

@@ -1,0 +1,292 @@
+//===- HostCompiler.cpp - Tile bytecode to a host kernel image ------------===//
+
+#include "HostCompiler.h"
+#include "HostCodegen.h"
+#include "HostTargetHooks.h"
+
+#include "tegula/Conversion/TileToLLVM.h"
+#include "tegula/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBufferRef.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using tegula::plugin::CompiledImage;
+using tegula::plugin::CompileRequest;
+using tegula::plugin::Status;
+
+namespace {
+
+/// "file:line:col" of |loc|, or "" when it names no position.
+std::string describe(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+           ":" + std::to_string(file.getColumn());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return describe(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return describe(call.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations()) {
+      std::string text = describe(part);
+      if (!text.empty())
+        return text;
+    }
+  return "";
+}
+
+std::string render(Diagnostic &diagnostic) {
+  std::string where = describe(diagnostic.getLocation());
+  std::string text = (where.empty() ? "" : where + ": ") + diagnostic.str();
+  for (Diagnostic &note : diagnostic.getNotes()) {
+    std::string noteWhere = describe(note.getLocation());
+    text += " (note: " + (noteWhere.empty() ? "" : noteWhere + ": ") +
+            note.str() + ")";
+  }
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+/// Keeps the errors the context reports while it lives (warnings and
+/// remarks are dropped: nothing prints to stderr from a plugin).
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+            errors.push_back(render(diagnostic));
+          return success();
+        }) {}
+
+  bool empty() const { return errors.empty(); }
+  /// The errors on one line, "; " between them; |fallback| when none.
+  std::string text(const std::string &fallback) const {
+    if (errors.empty())
+      return fallback;
+    std::string joined;
+    for (const std::string &error : errors)
+      joined += (joined.empty() ? "" : "; ") + error;
+    return joined;
+  }
+
+private:
+  std::vector<std::string> errors;
+  ScopedDiagnosticHandler handler;
+};
+
+/// The tg_scalar_type of |type|; false for a type the kernel ABI lacks.
+bool toScalarType(Type type, tg_scalar_type &out) {
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 1:
+      out = TG_TYPE_I1;
+      return true;
+    case 8:
+      out = isUnsigned ? TG_TYPE_U8 : TG_TYPE_I8;
+      return true;
+    case 16:
+      out = isUnsigned ? TG_TYPE_U16 : TG_TYPE_I16;
+      return true;
+    case 32:
+      out = isUnsigned ? TG_TYPE_U32 : TG_TYPE_I32;
+      return true;
+    case 64:
+      out = isUnsigned ? TG_TYPE_U64 : TG_TYPE_I64;
+      return true;
+    default:
+      return false;
+    }
+  }
+  if (type.isF16())
+    out = TG_TYPE_F16;
+  else if (type.isBF16())
+    out = TG_TYPE_BF16;
+  else if (type.isF32())
+    out = TG_TYPE_F32;
+  else if (type.isF64())
+    out = TG_TYPE_F64;
+  else if (type.isFloat8E4M3FN())
+    out = TG_TYPE_FP8E4M3;
+  else if (type.isFloat8E5M2())
+    out = TG_TYPE_FP8E5M2;
+  else
+    return false;
+  return true;
+}
+
+/// Bytes a packed argument of |arg| takes (runtime.h).
+uint64_t packedSize(const CompiledImage::Argument &arg) {
+  if (arg.kind == TG_ARG_POINTER)
+    return 8;
+  switch (arg.type) {
+  case TG_TYPE_I16:
+  case TG_TYPE_U16:
+  case TG_TYPE_F16:
+  case TG_TYPE_BF16:
+    return 2;
+  case TG_TYPE_I32:
+  case TG_TYPE_U32:
+  case TG_TYPE_F32:
+    return 4;
+  case TG_TYPE_I64:
+  case TG_TYPE_U64:
+  case TG_TYPE_F64:
+    return 8;
+  default:
+    return 1;
+  }
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return os.str();
+}
+
+/// The ops of |block| as one module: the module itself when the bytecode
+/// holds exactly one, else a new module that takes them all.
+OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
+  if (llvm::hasSingleElement(block))
+    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
+      module->remove();
+      return OwningOpRef<ModuleOp>(module);
+    }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  while (!block.empty())
+    block.front().moveBefore(module->getBody(), module->getBody()->end());
+  return module;
+}
+
+} // namespace
+
+Status tegula::host::compileTileBytecode(const CompileRequest &request,
+                                         const std::string &arch,
+                                         std::unique_ptr<CompiledImage> &image) {
+  if (request.target != arch)
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "the host plugin compiles for " + arch + ", not '" +
+                      request.target + "'");
+  llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
+                        request.bytecode ? request.bytecodeSize : 0);
+  llvm::MemoryBufferRef buffer(bytes, "tile-bytecode");
+  if (!isBytecode(buffer))
+    return Status(TG_ERROR_INVALID_FORMAT,
+                  "the input (" + std::to_string(bytes.size()) +
+                      " bytes) is not tile-dialect MLIR bytecode: it does not "
+                      "begin with the MLIR bytecode magic");
+
+  // One context per compile: compiles run concurrently and share nothing.
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  // Errors are one line for the caller: no "see current operation" notes.
+  context.printOpOnDiagnostic(false);
+  context.getOrLoadDialect<tegula::tile::TileDialect>();
+  tegula::registerTileToLLVMDialects(context);
+  DiagnosticCollector diagnostics(context);
+
+  // Verified below, so that a verifier error is told from unreadable input.
+  Block parsed;
+  if (failed(readBytecodeFile(buffer, &parsed,
+                              ParserConfig(&context,
+                                           /*verifyAfterParse=*/false)))) {
+    std::string why = diagnostics.text("the MLIR bytecode reader failed");
+    bool version = why.find("is not supported by this reader") !=
+                       std::string::npos ||
+                   why.find("version") != std::string::npos;
+    return Status(version ? TG_ERROR_VERSION_MISMATCH : TG_ERROR_INVALID_FORMAT,
+                  "cannot read the tile bytecode: " + why);
+  }
+  if (parsed.empty())
+    return Status(TG_ERROR_INVALID_FORMAT, "the tile bytecode holds no module");
+  OwningOpRef<ModuleOp> module = takeModule(parsed, context);
+  if (failed(verify(*module)))
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "the tile IR does not verify: " +
+                      diagnostics.text("the verifier failed"));
+
+  HostTargetHooks hooks;
+  FailureOr<LoweredKernel> lowered = lowerTileToLLVM(*module, hooks);
+  // A hook may report an error and go on: any error fails the compile.
+  if (failed(lowered) || !diagnostics.empty())
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "cannot compile the kernel for host: " +
+                      diagnostics.text("the tile-to-LLVM lowering failed "
+                                       "without a diagnostic"));
+
+  // The kernel's metadata, from the lowering's view of its arguments.
+  auto result = std::make_unique<CompiledImage>();
+  result->name = lowered->name;
+  result->target = "host:" + arch;
+  result->numWarps = 1;
+  result->specialization = "";
+  uint64_t argsSize = 0;
+  for (auto [index, arg] : llvm::enumerate(lowered->args)) {
+    CompiledImage::Argument out;
+    out.name = "arg" + std::to_string(index);
+    out.kind = arg.isPointer ? TG_ARG_POINTER : TG_ARG_SCALAR;
+    if (!toScalarType(arg.type, out.type))
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "argument " + std::to_string(index) + " of kernel " +
+                        lowered->name + " has type " + typeText(arg.type) +
+                        (arg.isPointer ? " (the pointee)" : "") +
+                        ", which the kernel ABI cannot pass");
+    out.divisibility = arg.divisibility;
+    uint64_t size = packedSize(out);
+    argsSize = (argsSize + size - 1) / size * size + size;
+    result->arguments.push_back(std::move(out));
+  }
+  if (lowered->scratchBytes > UINT32_MAX)
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "kernel " + lowered->name + " needs " +
+                      std::to_string(lowered->scratchBytes) +
+                      " bytes of scratch per program, more than 4 GiB");
+  result->sharedMemory = static_cast<uint32_t>(lowered->scratchBytes);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, lowered->name);
+  if (!llvmModule)
+    return Status(TG_ERROR_INTERNAL,
+                  "cannot translate the lowered kernel to LLVM IR: " +
+                      diagnostics.text("the translation failed"));
+  llvm::Function *body = llvmModule->getFunction(lowered->name);
+  if (!body || body->arg_size() != lowered->args.size() + 1)
+    return Status(TG_ERROR_INTERNAL,
+                  "the lowering did not produce @" + lowered->name + " with " +
+                      std::to_string(lowered->args.size()) +
+                      " arguments and the program context");
+  llvm::Expected<uint64_t> entryArgsSize = addHostEntry(*body, lowered->name);
+  if (!entryArgsSize)
+    return Status(TG_ERROR_INTERNAL, llvm::toString(entryArgsSize.takeError()));
+  // The runtime packs by the metadata, the entry unpacks by the LLVM types:
+  // they must agree.
+  if (*entryArgsSize != (argsSize + 7) / 8 * 8)
+    return Status(TG_ERROR_INTERNAL,
+                  "the lowered signature of " + lowered->name + " unpacks " +
+                      std::to_string(*entryArgsSize) +
+                      " bytes of arguments, its metadata packs " +
+                      std::to_string((argsSize + 7) / 8 * 8));
+
+  HostKernelInfo info;
+  info.name = lowered->name;
+  info.target = result->target;
+  info.scratchBytes = lowered->scratchBytes;
+  info.packedArgsSize = *entryArgsSize;
+  llvm::Expected<std::string> bytesOut =
+      compileLLVMModuleToImage(*llvmModule, info);
+  if (!bytesOut)
+    return Status(TG_ERROR_INTERNAL, llvm::toString(bytesOut.takeError()));
+  result->data = std::move(*bytesOut);
+  image = std::move(result);
+  return Status::success();
+}

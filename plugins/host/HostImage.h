@@ -1,0 +1,76 @@
+//===- HostImage.h - The host plugin's kernel image format ------*- C++ -*-===//
+//
+// What the host plugin's compile returns and its module load accepts: one
+// kernel as a relocatable ELF object for the CPU it was compiled on, with
+// the little the launcher needs to know. Only ever read by the plugin that
+// wrote it (HostKernelABI.h says what the object's function looks like).
+//
+// Layout (little-endian):
+//
+//   offset 0   8 bytes  magic "TGHOSTK\0"
+//   offset 8   u32      format version (kHostImageVersion)
+//   offset 12  u32      header size N: the JSON text that follows
+//   offset 16  u64      object size M
+//   offset 24  N bytes  JSON header (llvm/Support/JSON.h), an object:
+//                         "kernel"           the kernel's symbol
+//                         "target"           "host:<arch>"
+//                         "cpu"              the CPU the code was tuned for
+//                         "features"         ["+avx2", "-avx512f", ...]: the
+//                                            subtarget features it assumes
+//                         "scratch_bytes"    scratch per program (64-aligned)
+//                         "packed_args_size" bytes of packed arguments the
+//                                            kernel reads
+//   offset 24+N  M bytes  the ELF object
+//
+// A reader refuses another magic or version, a truncated image, and a JSON
+// header without the fields above; unknown JSON fields are ignored, so a
+// later version 1 writer may add fields.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_PLUGINS_HOST_HOSTIMAGE_H
+#define TEGULA_PLUGINS_HOST_HOSTIMAGE_H
+
+#include "llvm/Support/Error.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tegula::host {
+
+/// The magic bytes every host image begins with.
+inline constexpr char kHostImageMagic[8] = {'T', 'G', 'H', 'O',
+                                            'S', 'T', 'K', '\0'};
+/// The format version this plugin writes and reads.
+inline constexpr uint32_t kHostImageVersion = 1;
+
+/// A decoded host image.
+struct HostImage {
+  /// The kernel's symbol in |object|.
+  std::string kernelName;
+  /// The container target, "host:<arch>".
+  std::string target;
+  /// The CPU the object was tuned for (llvm::sys::getHostCPUName()).
+  std::string cpu;
+  /// The subtarget features the object assumes, "+name" or "-name".
+  std::vector<std::string> features;
+  /// Scratch bytes each program needs (0: none).
+  uint64_t scratchBytes = 0;
+  /// Bytes of packed arguments the kernel reads.
+  uint64_t packedArgsSize = 0;
+  /// The ELF relocatable object.
+  std::string object;
+};
+
+/// Encodes |image| in the format above.
+std::string writeHostImage(const HostImage &image);
+
+/// Decodes |size| bytes at |data|; an error (a one-line message) when they
+/// are not a host image of this version.
+llvm::Expected<HostImage> readHostImage(const void *data, size_t size);
+
+} // namespace tegula::host
+
+#endif // TEGULA_PLUGINS_HOST_HOSTIMAGE_H

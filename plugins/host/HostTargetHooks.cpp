@@ -1,0 +1,323 @@
+//===- HostTargetHooks.cpp - What the lowering asks the host CPU ----------===//
+
+#include "HostTargetHooks.h"
+#include "HostKernelABI.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace tegula::host;
+using tegula::backend::Axis;
+using tegula::backend::ShuffleKind;
+
+namespace {
+
+constexpr const char *kPrintFunction = "tegula_host_print";
+constexpr const char *kAssertFunction = "tegula_host_assert_fail";
+/// Names of the string constants the hooks add: <prefix><n>.
+constexpr const char *kStringPrefix = "tegula_host_str_";
+
+Type ptrType(MLIRContext *context) {
+  return LLVM::LLVMPointerType::get(context);
+}
+
+/// struct tg_host_program {[3 x i32], [3 x i32], ptr, ptr}.
+Type programType(MLIRContext *context) {
+  Type i32 = IntegerType::get(context, 32);
+  Type ids = LLVM::LLVMArrayType::get(i32, 3);
+  Type ptr = ptrType(context);
+  return LLVM::LLVMStructType::getLiteral(context, {ids, ids, ptr, ptr});
+}
+
+/// The llvm.func the builder inserts into, or null.
+LLVM::LLVMFuncOp enclosingFunction(OpBuilder &builder) {
+  Block *block = builder.getInsertionBlock();
+  if (!block)
+    return {};
+  Operation *parent = block->getParentOp();
+  if (!parent)
+    return {};
+  if (auto func = dyn_cast<LLVM::LLVMFuncOp>(parent))
+    return func;
+  return parent->getParentOfType<LLVM::LLVMFuncOp>();
+}
+
+/// The tg_host_program pointer: the last argument of the enclosing
+/// llvm.func's entry block. Emits an error and returns null when there is
+/// none.
+Value programPointer(OpBuilder &builder, Location loc) {
+  LLVM::LLVMFuncOp func = enclosingFunction(builder);
+  if (!func) {
+    emitError(loc) << "host target hooks: the code is not inside an llvm.func "
+                      "(the program context is its last argument)";
+    return {};
+  }
+  if (func.getBody().empty() || func.getBody().front().getNumArguments() == 0 ||
+      !isa<LLVM::LLVMPointerType>(
+          func.getBody().front().getArguments().back().getType())) {
+    emitError(loc) << "host target hooks: @" << func.getSymName()
+                   << " does not end in the !llvm.ptr program context argument";
+    return {};
+  }
+  return func.getBody().front().getArguments().back();
+}
+
+Value poison(OpBuilder &builder, Location loc, Type type) {
+  return builder.create<LLVM::PoisonOp>(loc, type);
+}
+
+Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
+  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
+                                          builder.getI32IntegerAttr(value));
+}
+
+/// Loads field |field| (element |element| of it when >= 0) of the program
+/// record. Not !invariant.load: the launcher rewrites the record between
+/// programs. The entry's `noalias` context parameter and the runtime
+/// functions' `readonly` one let LLVM reuse the loads within a program.
+Value loadProgramField(OpBuilder &builder, Location loc, int32_t field,
+                       int32_t element, Type type) {
+  Value program = programPointer(builder, loc);
+  if (!program)
+    return poison(builder, loc, type);
+  MLIRContext *context = builder.getContext();
+  SmallVector<LLVM::GEPArg> indices = {0, field};
+  if (element >= 0)
+    indices.push_back(element);
+  Value address = builder.create<LLVM::GEPOp>(
+      loc, ptrType(context), programType(context), program, indices,
+      /*inbounds=*/true);
+  unsigned alignment = isa<LLVM::LLVMPointerType>(type) ? 8 : 4;
+  return builder.create<LLVM::LoadOp>(loc, type, address, alignment);
+}
+
+/// The module the builder inserts into.
+ModuleOp enclosingModule(OpBuilder &builder) {
+  Block *block = builder.getInsertionBlock();
+  Operation *parent = block ? block->getParentOp() : nullptr;
+  if (!parent)
+    return {};
+  if (auto module = dyn_cast<ModuleOp>(parent))
+    return module;
+  return parent->getParentOfType<ModuleOp>();
+}
+
+/// Declares external function |name| of |type| in |module| unless it is
+/// there; fails (with an error) when it is there with another type.
+LogicalResult declareFunction(OpBuilder &builder, Location loc,
+                              ModuleOp module, StringRef name,
+                              LLVM::LLVMFunctionType type) {
+  if (Operation *existing = module.lookupSymbol(name)) {
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(existing);
+    if (func && func.getFunctionType() == type)
+      return success();
+    return emitError(loc) << "host target hooks: the module already has a "
+                             "symbol @"
+                          << name << " that is not the runtime function "
+                          << type;
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  auto func = builder.create<LLVM::LLVMFuncOp>(loc, name, type);
+  // The runtime functions only read the program record and the strings,
+  // and keep none of the pointers.
+  for (unsigned i = 0; i < type.getNumParams(); ++i)
+    if (isa<LLVM::LLVMPointerType>(type.getParamType(i))) {
+      func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
+                      builder.getUnitAttr());
+      func.setArgAttr(i, LLVM::LLVMDialect::getNoCaptureAttrName(),
+                      builder.getUnitAttr());
+    }
+  return success();
+}
+
+/// The address of a NUL-terminated constant copy of |text|: an existing
+/// `tegula_host_str_<n>` global with the same bytes, or a new one with the
+/// first free <n>.
+Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
+                     StringRef text) {
+  std::string bytes = text.str();
+  bytes.push_back('\0');
+  std::string name;
+  for (unsigned n = 0;; ++n) {
+    name = kStringPrefix + std::to_string(n);
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing)
+      break;
+    auto global = dyn_cast<LLVM::GlobalOp>(existing);
+    if (global && global.getConstant() && global.getValueAttr() &&
+        global.getValueAttr() == builder.getStringAttr(bytes))
+      return builder.create<LLVM::AddressOfOp>(loc, global);
+  }
+  LLVM::GlobalOp global;
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size());
+    global = builder.create<LLVM::GlobalOp>(
+        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        builder.getStringAttr(bytes), /*alignment=*/1);
+  }
+  return builder.create<LLVM::AddressOfOp>(loc, global);
+}
+
+/// |value| (any integer, or an index) as an i64, sign- or zero-extended.
+Value toI64(OpBuilder &builder, Location loc, Value value, bool isSigned) {
+  if (isa<IndexType>(value.getType()))
+    return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), value);
+  auto type = cast<IntegerType>(value.getType());
+  if (type.getWidth() == 64)
+    return value;
+  if (type.getWidth() > 64)
+    return builder.create<LLVM::TruncOp>(loc, builder.getI64Type(), value);
+  if (isSigned)
+    return builder.create<LLVM::SExtOp>(loc, builder.getI64Type(), value);
+  return builder.create<LLVM::ZExtOp>(loc, builder.getI64Type(), value);
+}
+
+} // namespace
+
+Value HostTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
+                                      Axis axis) const {
+  return loadProgramField(builder, loc, TG_HOST_PROGRAM_FIELD_PROGRAM_ID,
+                          static_cast<int32_t>(axis), builder.getI32Type());
+}
+
+Value HostTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
+                                        Axis axis) const {
+  return loadProgramField(builder, loc, TG_HOST_PROGRAM_FIELD_NUM_PROGRAMS,
+                          static_cast<int32_t>(axis), builder.getI32Type());
+}
+
+Value HostTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
+  return constantI32(builder, loc, 0);
+}
+
+void HostTargetHooks::buildBarrier(OpBuilder &, Location) const {}
+
+Value HostTargetHooks::buildShuffle(OpBuilder &, Location, Value value,
+                                    ShuffleKind, Value) const {
+  return value;
+}
+
+llvm::SmallVector<Type>
+HostTargetHooks::getKernelContextTypes(MLIRContext *context) const {
+  return {ptrType(context)};
+}
+
+Value HostTargetHooks::buildScratchBase(OpBuilder &builder,
+                                        Location loc) const {
+  return loadProgramField(builder, loc, TG_HOST_PROGRAM_FIELD_SCRATCH, -1,
+                          ptrType(builder.getContext()));
+}
+
+LogicalResult HostTargetHooks::buildPrint(OpBuilder &builder, Location loc,
+                                          StringRef prefix, Value index,
+                                          Value value, bool isSigned,
+                                          bool hex) const {
+  MLIRContext *context = builder.getContext();
+  ModuleOp module = enclosingModule(builder);
+  Value program = programPointer(builder, loc);
+  if (!module || !program)
+    return failure();
+  if (!isa<IntegerType, IndexType>(index.getType()))
+    return emitError(loc) << "host print: the element index is "
+                          << index.getType() << ", not an integer";
+
+  // The value as 64 bits and how to read them (HostKernelABI.h).
+  Type type = value ? value.getType() : Type();
+  Value bits;
+  uint32_t kind = 0;
+  unsigned width = 0;
+  if (!value) {
+    // A print of no values: the prefix alone.
+    bits = builder.create<LLVM::ConstantOp>(loc, builder.getI64Type(),
+                                            builder.getI64IntegerAttr(0));
+    kind = TG_HOST_PRINT_NONE;
+  } else if (isa<IndexType>(type)) {
+    width = 64;
+    bits = toI64(builder, loc, value, /*isSigned=*/true);
+    kind = TG_HOST_PRINT_SIGNED;
+  } else if (auto intType = dyn_cast<IntegerType>(type)) {
+    width = intType.getWidth();
+    // i1 prints as 0 or 1 whatever the signedness.
+    bool sign = isSigned && width > 1;
+    bits = toI64(builder, loc, value, sign);
+    kind = sign ? TG_HOST_PRINT_SIGNED : TG_HOST_PRINT_UNSIGNED;
+  } else if (auto floatType = dyn_cast<FloatType>(type)) {
+    width = floatType.getWidth();
+    if (hex) {
+      // The float's own bits, as Triton prints them.
+      Value raw = builder.create<LLVM::BitcastOp>(
+          loc, IntegerType::get(context, width), value);
+      bits = toI64(builder, loc, raw, /*isSigned=*/false);
+      kind = TG_HOST_PRINT_UNSIGNED;
+    } else {
+      Value wide = value;
+      if (width < 64)
+        wide = builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
+      else if (width > 64)
+        wide =
+            builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
+      bits = builder.create<LLVM::BitcastOp>(loc, builder.getI64Type(), wide);
+      kind = TG_HOST_PRINT_FLOAT;
+    }
+  } else if (isa<LLVM::LLVMPointerType>(type)) {
+    width = 64;
+    bits = builder.create<LLVM::PtrToIntOp>(loc, builder.getI64Type(), value);
+    kind = TG_HOST_PRINT_POINTER;
+  } else {
+    return emitError(loc) << "host print: cannot print a value of type "
+                          << type << " (integers, floats and pointers only)";
+  }
+  if (hex && kind != TG_HOST_PRINT_POINTER && kind != TG_HOST_PRINT_NONE)
+    kind |= TG_HOST_PRINT_HEX;
+  kind |= (width & 0xff) << 8;
+
+  Type ptr = ptrType(context);
+  auto calleeType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(context),
+      {ptr, ptr, builder.getI64Type(), builder.getI64Type(),
+       builder.getI32Type()});
+  if (failed(declareFunction(builder, loc, module, kPrintFunction, calleeType)))
+    return failure();
+  Value prefixAddress = stringConstant(builder, loc, module, prefix);
+  Value index64 = toI64(builder, loc, index, /*isSigned=*/true);
+  builder.create<LLVM::CallOp>(
+      loc, calleeType, kPrintFunction,
+      ValueRange{program, prefixAddress, index64, bits,
+                 constantI32(builder, loc, static_cast<int32_t>(kind))});
+  return success();
+}
+
+LogicalResult HostTargetHooks::buildAssertFailure(
+    OpBuilder &builder, Location loc, StringRef message, StringRef file,
+    unsigned line, StringRef function, Value index) const {
+  MLIRContext *context = builder.getContext();
+  ModuleOp module = enclosingModule(builder);
+  Value program = programPointer(builder, loc);
+  if (!module || !program)
+    return failure();
+  if (!isa<IntegerType, IndexType>(index.getType()))
+    return emitError(loc) << "host assert: the element index is "
+                          << index.getType() << ", not an integer";
+  Type ptr = ptrType(context);
+  auto calleeType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(context),
+      {ptr, ptr, ptr, builder.getI32Type(), ptr, builder.getI64Type()});
+  if (failed(
+          declareFunction(builder, loc, module, kAssertFunction, calleeType)))
+    return failure();
+  Value messageAddress = stringConstant(builder, loc, module, message);
+  Value fileAddress = stringConstant(builder, loc, module, file);
+  Value functionAddress = stringConstant(builder, loc, module, function);
+  Value index64 = toI64(builder, loc, index, /*isSigned=*/true);
+  builder.create<LLVM::CallOp>(
+      loc, calleeType, kAssertFunction,
+      ValueRange{program, messageAddress, fileAddress,
+                 constantI32(builder, loc, static_cast<int32_t>(line)),
+                 functionAddress, index64});
+  return success();
+}

@@ -1,6 +1,8 @@
 //===- HostCompiler.cpp - Tile bytecode to a host kernel image ------------===//
 
 #include "HostCompiler.h"
+
+#include "tegula/plugin_support.hpp"
 #include "HostCodegen.h"
 #include "HostTargetHooks.h"
 
@@ -128,23 +130,7 @@ bool toScalarType(Type type, tg_scalar_type &out) {
 uint64_t packedSize(const CompiledImage::Argument &arg) {
   if (arg.kind == TG_ARG_POINTER)
     return 8;
-  switch (arg.type) {
-  case TG_TYPE_I16:
-  case TG_TYPE_U16:
-  case TG_TYPE_F16:
-  case TG_TYPE_BF16:
-    return 2;
-  case TG_TYPE_I32:
-  case TG_TYPE_U32:
-  case TG_TYPE_F32:
-    return 4;
-  case TG_TYPE_I64:
-  case TG_TYPE_U64:
-  case TG_TYPE_F64:
-    return 8;
-  default:
-    return 1;
-  }
+  return std::max<uint64_t>(1, tegula::plugin::scalarTypeSize(arg.type));
 }
 
 std::string typeText(Type type) {

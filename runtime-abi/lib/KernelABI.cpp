@@ -9,6 +9,8 @@
 
 #include "Error.h"
 
+#include "tegula/plugin_support.hpp"
+
 #include <cstring>
 
 using namespace tegula::runtime;
@@ -43,29 +45,7 @@ tegula_error_t *argSize(const tg_kernel_arg &arg, size_t index, size_t &size) {
 extern "C" {
 
 size_t tegula_scalar_type_size(uint32_t type) {
-  switch (type) {
-  case TG_TYPE_I1:
-  case TG_TYPE_I8:
-  case TG_TYPE_U8:
-  case TG_TYPE_FP8E4M3:
-  case TG_TYPE_FP8E5M2:
-    return 1;
-  case TG_TYPE_I16:
-  case TG_TYPE_U16:
-  case TG_TYPE_F16:
-  case TG_TYPE_BF16:
-    return 2;
-  case TG_TYPE_I32:
-  case TG_TYPE_U32:
-  case TG_TYPE_F32:
-    return 4;
-  case TG_TYPE_I64:
-  case TG_TYPE_U64:
-  case TG_TYPE_F64:
-    return 8;
-  default:
-    return 0;
-  }
+  return tegula::plugin::scalarTypeSize(type);
 }
 
 tegula_error_t *tegula_args_layout(const tg_kernel_metadata *metadata,

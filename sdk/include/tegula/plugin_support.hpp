@@ -132,6 +132,34 @@ inline void copyProperties(const tg_device_properties &props,
     dst[i] = src[i];
 }
 
+/// Bytes of a value of tg_scalar_type |type| (plugin.h lists them); 0 for
+/// values this header does not know.
+inline size_t scalarTypeSize(uint32_t type) {
+  switch (type) {
+  case TG_TYPE_I1:
+  case TG_TYPE_I8:
+  case TG_TYPE_U8:
+  case TG_TYPE_FP8E4M3:
+  case TG_TYPE_FP8E5M2:
+    return 1;
+  case TG_TYPE_I16:
+  case TG_TYPE_U16:
+  case TG_TYPE_F16:
+  case TG_TYPE_BF16:
+    return 2;
+  case TG_TYPE_I32:
+  case TG_TYPE_U32:
+  case TG_TYPE_F32:
+    return 4;
+  case TG_TYPE_I64:
+  case TG_TYPE_U64:
+  case TG_TYPE_F64:
+    return 8;
+  default:
+    return 0;
+  }
+}
+
 } // namespace tegula::plugin
 
 #endif // TEGULA_PLUGIN_SUPPORT_HPP

@@ -201,7 +201,10 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
                       diagnostics.text("the verifier failed"));
 
   HostTargetHooks hooks;
-  FailureOr<LoweredKernel> lowered = lowerTileToLLVM(*module, hooks);
+  // No vector math library on a CPU: polynomial exp/log/... on vectors.
+  LoweringOptions options;
+  options.polynomialMath = true;
+  FailureOr<LoweredKernel> lowered = lowerTileToLLVM(*module, hooks, options);
   // A hook may report an error and go on: any error fails the compile.
   if (failed(lowered) || !diagnostics.empty())
     return Status(TG_ERROR_INVALID_ARGUMENT,

@@ -52,11 +52,20 @@ struct LoweredKernel {
   unsigned numWarps = 1;
 };
 
+/// Choices a target makes about the lowering.
+struct LoweringOptions {
+  /// f32 transcendental math (exp, log, tanh, erf, sin, cos, ...) as MLIR's
+  /// polynomial approximations on vectors (a CPU without a vector math
+  /// library would otherwise call libm once per element).
+  bool polynomialMath = false;
+};
+
 /// Lowers |module| in place. On failure, errors were reported through the
 /// context's diagnostic handler, at the location of the op that could not
 /// be lowered.
 mlir::FailureOr<LoweredKernel>
-lowerTileToLLVM(mlir::ModuleOp module, const backend::TargetHooks &hooks);
+lowerTileToLLVM(mlir::ModuleOp module, const backend::TargetHooks &hooks,
+                const LoweringOptions &options = {});
 
 /// Registers the dialects lowerTileToLLVM creates and the LLVM IR
 /// translation interfaces of the builtin and LLVM dialects.

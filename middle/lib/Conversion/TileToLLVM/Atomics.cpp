@@ -74,7 +74,7 @@ LogicalResult forEachAtomic(
   Location loc = op->getLoc();
   OpBuilder &b = l.b;
   auto tileType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  Type valueType = l.computeType(elem);
+  Type valueType = tileType ? l.computeType(elem) : l.scalarType(elem);
   auto element = [&](Value index) -> Value {
     auto read = [&](Value old) -> Value {
       if (auto type = dyn_cast<RankedTensorType>(old.getType()))
@@ -94,9 +94,12 @@ LogicalResult forEachAtomic(
     b.setInsertionPointToStart(ifOp.thenBlock());
     b.create<scf::YieldOp>(loc, body(ptr, values));
     b.setInsertionPointToStart(ifOp.elseBlock());
-    b.create<scf::YieldOp>(
-        loc, b.create<arith::ConstantOp>(loc, b.getZeroAttr(valueType))
-                 .getResult());
+    Value zero =
+        isa<LLVM::LLVMPointerType>(valueType)
+            ? b.create<LLVM::ZeroOp>(loc, valueType).getResult()
+            : b.create<arith::ConstantOp>(loc, b.getZeroAttr(valueType))
+                  .getResult();
+    b.create<scf::YieldOp>(loc, zero);
     return ifOp.getResult(0);
   };
   if (!tileType) {
@@ -122,6 +125,18 @@ tegula::lowering::lowerAtomicFamily(Lowerer &l, Operation *op) {
     if (isa<Float8E4M3FNType, Float8E5M2Type>(elem) || elem.isInteger(1))
       return l.unsupported(op, "atomics on this element type");
     LLVM::AtomicBinOp kind = binOpOf(rmw.getKind());
+    if (isa<FloatType>(elem)) {
+      // Float max/min (the front end uses integer atomics for tl.atomic_max
+      // on floats; hand-written IR may not).
+      if (kind == LLVM::AtomicBinOp::max || kind == LLVM::AtomicBinOp::umax)
+        kind = LLVM::AtomicBinOp::fmax;
+      else if (kind == LLVM::AtomicBinOp::min ||
+               kind == LLVM::AtomicBinOp::umin)
+        kind = LLVM::AtomicBinOp::fmin;
+      else if (kind != LLVM::AtomicBinOp::fadd &&
+               kind != LLVM::AtomicBinOp::xchg)
+        return l.unsupported(op, "this atomic on floats");
+    }
     LLVM::AtomicOrdering ordering = orderingOf(rmw.getSem());
     return forEachAtomic(l, op, rmw.getPtr(), {rmw.getVal()}, rmw.getMask(),
                          elem, [&](Value ptr, ArrayRef<Value> values) {

@@ -54,9 +54,13 @@ Value extendBF16(Lowerer &l, Location loc, Value value) {
 Value truncateToBF16(Lowerer &l, Location loc, Value value) {
   OpBuilder &b = l.b;
   int64_t width = widthOf(value);
-  if (!getElementTypeOrSelf(value.getType()).isF32())
+  Type from = getElementTypeOrSelf(value.getType());
+  if (from.getIntOrFloatBitWidth() > 32)
     value = b.create<arith::TruncFOp>(loc, withElement(value, b.getF32Type()),
                                       value);
+  else if (from.getIntOrFloatBitWidth() < 32)
+    value = b.create<arith::ExtFOp>(loc, withElement(value, b.getF32Type()),
+                                    value);
   Type i32 = b.getI32Type();
   Value bits =
       b.create<arith::BitcastOp>(loc, withElement(value, i32), value);
@@ -211,9 +215,24 @@ Lowerer::buildElementwise(Operation *op, ValueRange operands, int64_t width,
       })
       .Case([&](tile::BitcastOp cast) -> FailureOr<SmallVector<Value>> {
         Type to = computeType(elemOf(cast.getResult().getType()));
-        if (isa<tile::PointerType>(elemOf(cast.getResult().getType())) &&
-            !tileMode)
-          return one(operands[0]);
+        Value src = operands[0];
+        if (!tileMode) {
+          // Scalar pointers are !llvm.ptr: through a 64-bit integer.
+          bool fromPtr = isa<LLVM::LLVMPointerType>(src.getType());
+          bool toPtr = isa<tile::PointerType>(cast.getResult().getType());
+          if (fromPtr && toPtr)
+            return one(src);
+          if (fromPtr)
+            src = b.create<LLVM::PtrToIntOp>(loc, b.getI64Type(), src);
+          if (toPtr) {
+            if (!src.getType().isInteger(64))
+              src = b.create<arith::BitcastOp>(loc, b.getI64Type(), src);
+            return one(b.create<LLVM::IntToPtrOp>(loc, ptrType(), src));
+          }
+          if (src.getType() == to)
+            return one(src);
+          return one(b.create<arith::BitcastOp>(loc, to, src));
+        }
         if (getElementTypeOrSelf(operands[0].getType()) == to)
           return one(operands[0]);
         return one(

@@ -61,18 +61,37 @@ bool isHoistableScalar(Operation *op) {
 
 bool tegula::lowering::isChunkOp(Operation *op) { return chunkCount(op) > 0; }
 
-LogicalResult tegula::lowering::lowerChunkGroup(Lowerer &l, Operation *first) {
+SmallVector<Operation *>
+tegula::lowering::collectChunkGroup(Operation *first,
+                                    SmallVectorImpl<Operation *> *scalars) {
   int64_t count = chunkCount(first);
   SmallVector<Operation *> members{first};
-  llvm::DenseSet<Operation *> inGroup{first};
   for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
     if (chunkCount(op) == count) {
       members.push_back(op);
-      inGroup.insert(op);
       continue;
     }
     if (!isHoistableScalar(op))
       break;
+    if (scalars)
+      scalars->push_back(op);
+  }
+  return members;
+}
+
+bool tegula::lowering::escapesChunkGroup(
+    Value result, const llvm::DenseSet<Operation *> &group) {
+  return llvm::any_of(result.getUsers(), [&](Operation *user) {
+    return !group.contains(user);
+  });
+}
+
+LogicalResult tegula::lowering::lowerChunkGroup(Lowerer &l, Operation *first) {
+  int64_t count = chunkCount(first);
+  SmallVector<Operation *> scalars;
+  SmallVector<Operation *> members = collectChunkGroup(first, &scalars);
+  llvm::DenseSet<Operation *> inGroup(members.begin(), members.end());
+  for (Operation *op : scalars) {
     if (failed(l.lowerOp(op)))
       return failure();
     l.lowered.insert(op);
@@ -83,10 +102,7 @@ LogicalResult tegula::lowering::lowerChunkGroup(Lowerer &l, Operation *first) {
   llvm::DenseMap<Value, Value> buffers;
   for (Operation *op : members)
     for (Value result : op->getResults()) {
-      bool escapes = llvm::any_of(result.getUsers(), [&](Operation *user) {
-        return !inGroup.contains(user);
-      });
-      if (escapes)
+      if (escapesChunkGroup(result, inGroup))
         buffers[result] = l.allocTile(
             result.getLoc(), cast<RankedTensorType>(result.getType()), result);
     }

@@ -66,7 +66,8 @@ LogicalResult lowerScalarLoad(Lowerer &l, tile::LoadOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   Type elem = op.getType();
-  Type memType = l.storageType(elem);
+  // A pointer loaded as a scalar is an !llvm.ptr, not an address.
+  Type memType = isa<tile::PointerType>(elem) ? l.ptrType() : l.storageType(elem);
   Value ptr = l.lookup(op.getPtr());
   auto load = [&]() -> Value {
     Value value = b.create<LLVM::LoadOp>(loc, memType, ptr,
@@ -88,9 +89,12 @@ LogicalResult lowerScalarLoad(Lowerer &l, tile::LoadOp op) {
     b.setInsertionPointToStart(ifOp.thenBlock());
     b.create<scf::YieldOp>(loc, load());
     b.setInsertionPointToStart(ifOp.elseBlock());
-    Value other = op.getOther() ? l.lookup(op.getOther())
-                                : b.create<arith::ConstantOp>(
-                                       loc, b.getZeroAttr(resultType));
+    Value other =
+        op.getOther() ? l.lookup(op.getOther())
+        : isa<LLVM::LLVMPointerType>(resultType)
+            ? b.create<LLVM::ZeroOp>(loc, resultType).getResult()
+            : b.create<arith::ConstantOp>(loc, b.getZeroAttr(resultType))
+                  .getResult();
     b.create<scf::YieldOp>(loc, other);
   }
   l.map.map(op.getResult(), ifOp.getResult(0));

@@ -10,7 +10,12 @@
 #include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/Transforms/Approximation.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -484,6 +489,7 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
 void tegula::registerTileToLLVMDialects(MLIRContext &context) {
   context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect,
                       math::MathDialect, scf::SCFDialect,
+                      vector::VectorDialect,
                       cf::ControlFlowDialect, index::IndexDialect,
                       func::FuncDialect>();
   DialectRegistry registry;
@@ -493,7 +499,8 @@ void tegula::registerTileToLLVMDialects(MLIRContext &context) {
 }
 
 FailureOr<LoweredKernel>
-tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks) {
+tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
+                        const LoweringOptions &options) {
   MLIRContext *ctx = module.getContext();
   registerTileToLLVMDialects(*ctx);
   SmallVector<tile::FuncOp> kernels;
@@ -573,8 +580,16 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks) {
       op.erase();
   fn.setSymName(result.name);
 
+  if (options.polynomialMath) {
+    RewritePatternSet patterns(ctx);
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsAndFoldGreedily(module, std::move(patterns))))
+      return failure();
+  }
   PassManager pm(ctx);
   pm.addPass(createConvertSCFToCFPass());
+  if (options.polynomialMath) // the approximations use the vector dialect
+    pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());

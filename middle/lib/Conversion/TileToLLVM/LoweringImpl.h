@@ -46,7 +46,9 @@ constexpr int64_t kMaxChunk = 16;
 /// use; a use inside a loop that does not contain the definition keeps it
 /// live to the end of that loop; views (expand_dims, reshape,
 /// convert_layout) share their operand's memory, and the tiles a region op
-/// carries (loop-carried tiles, results) are live across the whole op.
+/// carries (loop-carried tiles, results) are live across the whole op. A
+/// chunk group (Fusion.cpp) counts as one point in time, since its members
+/// run interleaved, and its tiles that no outside op reads need no memory.
 class ScratchPlan {
 public:
   void plan(tile::FuncOp func,
@@ -182,6 +184,14 @@ bool isElementwiseOp(mlir::Operation *op);
 /// lowered first): one loop over chunks, values kept in registers, tiles
 /// stored to scratch only when used outside the group.
 mlir::LogicalResult lowerChunkGroup(Lowerer &l, mlir::Operation *first);
+/// The members of the chunk group that starts at |first|; the pure scalar
+/// ops among them in |scalars| (they are lowered before the group's loop).
+llvm::SmallVector<mlir::Operation *>
+collectChunkGroup(mlir::Operation *first,
+                  llvm::SmallVectorImpl<mlir::Operation *> *scalars = nullptr);
+/// Whether an op outside |group| reads |result| (which then needs scratch).
+bool escapesChunkGroup(mlir::Value result,
+                       const llvm::DenseSet<mlir::Operation *> &group);
 /// Chunk |index| (|width| elements) of a chunk op. |operands| are the
 /// operands' chunks (scalars splatted, in chunk form); the result is the
 /// result's chunk (null for a store).

@@ -12,8 +12,14 @@ namespace {
 
 struct Numbering {
   llvm::DenseMap<Operation *, int64_t> first, last;
+  /// Members of chunk groups -> the group's first op.
+  llvm::DenseMap<Operation *, Operation *> leader;
   int64_t next = 0;
   void visit(Operation *op) {
+    if (Operation *head = leader.lookup(op); head && head != op) {
+      first[op] = last[op] = first[head];
+      return;
+    }
     first[op] = next++;
     for (Region &region : op->getRegions())
       for (Block &block : region)
@@ -60,6 +66,24 @@ void ScratchPlan::plan(tile::FuncOp func,
   offsets.clear();
   bytes = 0;
   Numbering numbering;
+  // Chunk groups, formed as the lowering forms them: from each chunk op not
+  // yet in a group, in block order.
+  llvm::DenseSet<Operation *> groupLocal; // tiles that stay in registers
+  func.walk([&](Block *block) {
+    for (Operation &op : *block) {
+      if (numbering.leader.contains(&op) || !isChunkOp(&op))
+        continue;
+      SmallVector<Operation *> members = collectChunkGroup(&op);
+      llvm::DenseSet<Operation *> group(members.begin(), members.end());
+      for (Operation *member : members) {
+        numbering.leader[member] = &op;
+        if (llvm::none_of(member->getResults(), [&](Value result) {
+              return escapesChunkGroup(result, group);
+            }))
+          groupLocal.insert(member);
+      }
+    }
+  });
   for (Operation &op : func.getBody().front())
     numbering.visit(&op);
 
@@ -69,7 +93,7 @@ void ScratchPlan::plan(tile::FuncOp func,
   llvm::DenseMap<Value, Operation *> spans;
   func.walk([&](Operation *op) {
     for (Value result : op->getResults())
-      if (isTile(result)) {
+      if (isTile(result) && !groupLocal.contains(op)) {
         values.push_back(result);
         classes.find(result);
       }

@@ -10,6 +10,8 @@
 
 #include "LoweringImpl.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
@@ -122,17 +124,21 @@ LogicalResult lowerSplit(Lowerer &l, tile::SplitOp op) {
 LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
+  RankedTensorType out = tileOf(op.getResult());
   Type elem = out.getElementType();
   Value dst = l.allocTile(loc, out, op.getResult());
-  int64_t n = in.getNumElements(), width = Lowerer::chunkWidth(n);
-  Value lhs = l.lookup(op.getLhs()), rhs = l.lookup(op.getRhs());
-  l.forEachChunk(loc, n, width, [&](Value i) {
-    l.storeChunk(loc, dst, elem, i, l.loadChunk(loc, lhs, elem, i, width));
-    l.storeChunk(loc, dst, elem,
-                 b.create<arith::AddIOp>(loc, i, l.constI64(loc, n)),
-                 l.loadChunk(loc, rhs, elem, i, width));
-  });
+  int64_t offset = 0;
+  for (Value part : {op.getLhs(), op.getRhs()}) {
+    int64_t n = tileOf(part).getNumElements();
+    int64_t width = Lowerer::chunkWidth(std::gcd(n, offset ? offset : n));
+    Value src = l.lookup(part);
+    l.forEachChunk(loc, n, width, [&](Value i) {
+      l.storeChunk(loc, dst, elem,
+                   b.create<arith::AddIOp>(loc, i, l.constI64(loc, offset)),
+                   l.loadChunk(loc, src, elem, i, width));
+    });
+    offset += n;
+  }
   l.map.map(op.getResult(), dst);
   return success();
 }

@@ -117,6 +117,14 @@ public:
 struct TestLowerToLLVMPass
     : public PassWrapper<TestLowerToLLVMPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestLowerToLLVMPass)
+  TestLowerToLLVMPass() = default;
+  TestLowerToLLVMPass(const TestLowerToLLVMPass &other)
+      : PassWrapper(other) {}
+  Option<bool> polynomialMath{
+      *this, "polynomial-math",
+      llvm::cl::desc("f32 math as polynomial approximations "
+                     "(LoweringOptions::polynomialMath)"),
+      llvm::cl::init(false)};
   StringRef getArgument() const override { return "tile-test-lower-to-llvm"; }
   StringRef getDescription() const override {
     return "Lower a tile kernel to the LLVM dialect with test target hooks";
@@ -127,7 +135,10 @@ struct TestLowerToLLVMPass
   }
   void runOnOperation() override {
     TestTargetHooks hooks;
-    FailureOr<LoweredKernel> kernel = lowerTileToLLVM(getOperation(), hooks);
+    LoweringOptions options;
+    options.polynomialMath = polynomialMath;
+    FailureOr<LoweredKernel> kernel =
+        lowerTileToLLVM(getOperation(), hooks, options);
     if (failed(kernel))
       return signalPassFailure();
     Builder b(&getContext());

@@ -57,6 +57,11 @@ class _Owned:
             self._runtime._live.discard(self)
         except Exception:
             pass
+        if self._runtime._handle is None:
+            # The runtime is gone, and with it everything it made (at
+            # interpreter exit the garbage collector may finalize the runtime
+            # before its objects).
+            return
         lib = self._runtime._lib
         # The handle is gone even when an error is returned.
         _rt.check(lib, getattr(lib, self._destroy_fn)(h))

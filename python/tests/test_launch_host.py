@@ -146,3 +146,31 @@ def test_buffers_and_streams_on_host(host, rng):
     s.synchronize()
     np.testing.assert_array_equal(out.to_numpy(), 2 * x.to_numpy())
     s.destroy()
+
+
+EXIT_SCRIPT = r'''
+import sys
+sys.path.insert(0, %(tests)r)
+import numpy as np
+import tegula
+from kernels.add_kernel import add_kernel
+rt = tegula.Runtime()  # never closed: the interpreter's exit cleans up
+dev = rt.find_device("host:0")
+x = np.ones(1000, np.float32)
+out = np.empty_like(x)
+add_kernel[(1,)](x, x, out, x.size, BLOCK_SIZE=1024, device=dev)
+print("sum", float(out.sum()))
+'''
+
+
+def test_exit_without_closing_the_runtime(host):
+    """A script that launches and exits without closing its runtime exits
+    cleanly (the garbage collector may finalize the runtime before the
+    kernels it loaded; unloading them then must not touch the dead runtime)."""
+    import subprocess
+    import sys
+    tests = os.path.dirname(os.path.abspath(__file__))
+    result = subprocess.run([sys.executable, "-c", EXIT_SCRIPT % {"tests": tests}],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "sum 2000.0" in result.stdout

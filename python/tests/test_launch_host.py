@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tegula
+import tegula.language as tl
 from tegula import _launch
 
 from kernels.add_kernel import add_kernel
@@ -153,6 +154,7 @@ import sys
 sys.path.insert(0, %(tests)r)
 import numpy as np
 import tegula
+import tegula.language as tl
 from kernels.add_kernel import add_kernel
 rt = tegula.Runtime()  # never closed: the interpreter's exit cleans up
 dev = rt.find_device("host:0")
@@ -174,3 +176,44 @@ def test_exit_without_closing_the_runtime(host):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "sum 2000.0" in result.stdout
+
+
+@tegula.jit
+def convert_kernel(src, dst, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(src + offsets, mask=mask)
+    tl.store(dst + offsets, x.to(dst.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_fp8_conversions_match_ml_dtypes(host, rng, name):
+    """fp8 -> f32 is exact for all 256 encodings; f32 -> fp8 rounds to
+    nearest even exactly as ml_dtypes does for values in range, and
+    saturates to the largest finite value beyond it (cvt.rn.satfinite)."""
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    f8 = getattr(ml_dtypes, name)
+    every = np.arange(256, dtype=np.uint8).view(f8)
+    out = np.full(256 + 8, np.nan, np.float32)
+    run(convert_kernel, (1,), every, out, 256, BLOCK=256, device=host)
+    ref = every.astype(np.float32)
+    assert np.array_equal(out[:256], ref, equal_nan=True)
+    assert np.isnan(out[256:]).all()
+
+    fmax = float(ml_dtypes.finfo(f8).max)
+    x = np.concatenate([rng.standard_normal(20011).astype(np.float32) * scale
+                        for scale in (1e-3, 1.0, 30.0, fmax / 4)]
+                       + [ref[np.isfinite(ref)], np.array([fmax, -fmax], np.float32)])
+    x = x[np.abs(x) <= fmax]
+    y = np.full(x.size + 5, 0x55, np.uint8)
+    run(convert_kernel, (cdiv(x.size, 1024),), x, y[:x.size].view(f8), x.size,
+        BLOCK=1024, device=host)
+    assert np.array_equal(y[:x.size], x.astype(f8).view(np.uint8))
+    assert (y[x.size:] == 0x55).all()
+
+    big = np.array([fmax * 1.5, -np.inf, np.inf, -1e30, np.nan], np.float32)
+    yb = np.zeros(5, f8)
+    run(convert_kernel, (1,), big, yb, 5, BLOCK=16, device=host)
+    got = yb.astype(np.float32)
+    assert got[:4].tolist() == [fmax, -fmax, fmax, -fmax]
+    assert np.isnan(got[4])

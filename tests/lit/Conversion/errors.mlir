@@ -23,11 +23,11 @@ tile.func @fp8_scalar_arith(%x: f8E5M2, %p: !tile.ptr<f8E5M2>) {
 
 // -----
 
-tile.func @fp8_conversion(%x: f8E4M3FN) {
-  %a = tile.splat %x : f8E4M3FN -> tensor<16xf8E4M3FN>
-  // expected-error @+1 {{cannot lower 'tile.fp_to_fp': fp8 conversions are not supported by this lowering yet}}
-  %b = tile.fp_to_fp %a : tensor<16xf8E4M3FN> -> tensor<16xf32>
-  tile.print "b" {hex = false, is_signed = array<i32: 0>} : %b : tensor<16xf32>
+tile.func @fp8_rtz_conversion(%x: f32) {
+  %a = tile.splat %x : f32 -> tensor<16xf32>
+  // expected-error @+1 {{cannot lower 'tile.fp_to_fp': round-toward-zero conversion to fp8 is not supported yet}}
+  %b = tile.fp_to_fp %a, rounding = rtz : tensor<16xf32> -> tensor<16xf8E4M3FN>
+  tile.print "b" {hex = false, is_signed = array<i32: 0>} : %b : tensor<16xf8E4M3FN>
   tile.return
 }
 

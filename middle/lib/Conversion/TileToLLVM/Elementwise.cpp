@@ -13,6 +13,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
@@ -82,6 +84,119 @@ Value truncateToBF16(Lowerer &l, Location loc, Value value) {
       loc, withElement(value, b.getI16Type()), result);
   return b.create<arith::BitcastOp>(loc, withElement(value, b.getBF16Type()),
                                     half);
+}
+
+/// The parameters of an fp8 format.
+struct Fp8Format {
+  unsigned expBits, mantBits;
+  int bias;
+  /// Whether the all-ones exponent encodes inf/NaN (e5m2) or only
+  /// S.1111.111 is NaN (e4m3fn).
+  bool ieee;
+  uint32_t maxFinite; // the magnitude bits of the largest finite value
+};
+
+Fp8Format fp8Format(Type type) {
+  if (isa<Float8E5M2Type>(type))
+    return {5, 2, 15, true, 0x7B};
+  return {4, 3, 7, false, 0x7E}; // Float8E4M3FN
+}
+
+/// fp8 bits (an i8 chunk) -> f32, exactly.
+Value decodeFp8(Lowerer &l, Location loc, Value bits8, Fp8Format f) {
+  OpBuilder &b = l.b;
+  int64_t width = widthOf(bits8);
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return intConstant(l, loc, i32, v, width); };
+  Value bits = b.create<arith::ExtUIOp>(loc, withElement(bits8, i32), bits8);
+  Value sign = b.create<arith::ShLIOp>(
+      loc, b.create<arith::AndIOp>(loc, bits, c(0x80)), c(24));
+  Value exp = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, bits, c(f.mantBits)),
+      c((1 << f.expBits) - 1));
+  Value mant = b.create<arith::AndIOp>(loc, bits, c((1 << f.mantBits) - 1));
+  // Normal numbers: rebias the exponent, widen the mantissa.
+  Value normal = b.create<arith::OrIOp>(
+      loc,
+      b.create<arith::ShLIOp>(
+          loc, b.create<arith::AddIOp>(loc, exp, c(127 - f.bias)), c(23)),
+      b.create<arith::ShLIOp>(loc, mant, c(23 - f.mantBits)));
+  // Subnormals: mant * 2^(1 - bias - mantBits).
+  Type f32 = b.getF32Type();
+  Value sub = b.create<arith::MulFOp>(
+      loc, b.create<arith::UIToFPOp>(loc, withElement(bits8, f32), mant),
+      l.constantChunk(loc,
+                      b.getF32FloatAttr(std::ldexp(1.0f, 1 - f.bias -
+                                                             int(f.mantBits))),
+                      width));
+  Value subBits = b.create<arith::BitcastOp>(loc, withElement(bits8, i32), sub);
+  Value isSub = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, exp, c(0));
+  Value magnitude = b.create<arith::SelectOp>(loc, isSub, subBits, normal);
+  Value maxExp = c((1 << f.expBits) - 1);
+  Value special;
+  if (f.ieee) {
+    // Inf (mantissa 0) or NaN.
+    Value isMax = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, exp, maxExp);
+    Value infNan = b.create<arith::OrIOp>(
+        loc, c(0x7F800000),
+        b.create<arith::ShLIOp>(loc, mant, c(23 - f.mantBits)));
+    magnitude = b.create<arith::SelectOp>(loc, isMax, infNan, magnitude);
+  } else {
+    Value isNan = b.create<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::eq,
+        b.create<arith::AndIOp>(loc, bits, c(0x7F)), c(0x7F));
+    magnitude = b.create<arith::SelectOp>(loc, isNan, c(0x7FC00000), magnitude);
+  }
+  (void)special;
+  Value result = b.create<arith::OrIOp>(loc, sign, magnitude);
+  return b.create<arith::BitcastOp>(loc, withElement(bits8, f32), result);
+}
+
+/// f32 -> fp8 bits (an i8 chunk), rounding to nearest even and saturating
+/// to the largest finite value (as Triton's cvt.rn.satfinite on NVIDIA);
+/// NaN stays NaN.
+Value encodeFp8(Lowerer &l, Location loc, Value x, Fp8Format f) {
+  OpBuilder &b = l.b;
+  int64_t width = widthOf(x);
+  Type i32 = b.getI32Type();
+  auto c = [&](int64_t v) { return intConstant(l, loc, i32, v, width); };
+  Value bits = b.create<arith::BitcastOp>(loc, withElement(x, i32), x);
+  Value sign = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, bits, c(24)), c(0x80));
+  Value absBits = b.create<arith::AndIOp>(loc, bits, c(0x7FFFFFFF));
+  Value absX = b.create<arith::BitcastOp>(loc, x.getType(), absBits);
+  unsigned shift = 23 - f.mantBits;
+  // Normal: round the mantissa to mantBits (ties to even), rebias.
+  Value lsb = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, absBits, c(shift)), c(1));
+  Value rounded = b.create<arith::AddIOp>(
+      loc, b.create<arith::AddIOp>(loc, absBits, c((1 << (shift - 1)) - 1)),
+      lsb);
+  Value normal = b.create<arith::SubIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, rounded, c(shift)),
+      c(int64_t(127 - f.bias) << f.mantBits));
+  // Subnormal: the magnitude in units of the smallest subnormal, rounded.
+  Value scaled = b.create<arith::MulFOp>(
+      loc, absX,
+      l.constantChunk(loc,
+                      b.getF32FloatAttr(std::ldexp(1.0f, f.bias - 1 +
+                                                             int(f.mantBits))),
+                      width));
+  Value sub = b.create<arith::FPToUIOp>(
+      loc, withElement(x, i32), b.create<math::RoundEvenOp>(loc, scaled));
+  Value isSub = b.create<arith::CmpFOp>(
+      loc, arith::CmpFPredicate::OLT, absX,
+      l.constantChunk(loc, b.getF32FloatAttr(std::ldexp(1.0f, 1 - f.bias)),
+                      width));
+  Value magnitude = b.create<arith::SelectOp>(loc, isSub, sub, normal);
+  // Saturate (inf included), keep NaN.
+  Value tooBig = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sgt,
+                                         magnitude, c(f.maxFinite));
+  magnitude = b.create<arith::SelectOp>(loc, tooBig, c(f.maxFinite), magnitude);
+  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  magnitude = b.create<arith::SelectOp>(loc, isNan, c(0x7F), magnitude);
+  Value result = b.create<arith::OrIOp>(loc, sign, magnitude);
+  return b.create<arith::TruncIOp>(loc, withElement(x, b.getI8Type()), result);
 }
 
 /// A float conversion between f16/bf16/f32/f64 chunks.
@@ -241,10 +356,26 @@ Lowerer::buildElementwise(Operation *op, ValueRange operands, int64_t width,
       .Case([&](tile::FpToFpOp conv) -> FailureOr<SmallVector<Value>> {
         Type from = elemOf(conv.getSrc().getType());
         Type to = elemOf(conv.getResult().getType());
-        if (isa<Float8E4M3FNType, Float8E5M2Type>(from) ||
-            isa<Float8E4M3FNType, Float8E5M2Type>(to))
-          return (unsupported(op, "fp8 conversions are not supported "
-                                         "by this lowering yet"));
+        bool fromFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(from);
+        bool toFp8 = isa<Float8E4M3FNType, Float8E5M2Type>(to);
+        if (fromFp8 && toFp8)
+          return one(encodeFp8(*this, loc,
+                               decodeFp8(*this, loc, operands[0], fp8Format(from)),
+                               fp8Format(to)));
+        if (fromFp8)
+          return one(convertFloat(
+              *this, loc, decodeFp8(*this, loc, operands[0], fp8Format(from)),
+              to));
+        if (toFp8) {
+          if (conv.getRounding() &&
+              *conv.getRounding() == tile::RoundingMode::rtz)
+            return (unsupported(op, "round-toward-zero conversion to fp8 is "
+                                    "not supported yet"));
+          return one(encodeFp8(*this, loc,
+                               convertFloat(*this, loc, operands[0],
+                                            b.getF32Type()),
+                               fp8Format(to)));
+        }
         if (conv.getRounding() &&
             *conv.getRounding() == tile::RoundingMode::rtz &&
             from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())

@@ -10,7 +10,8 @@
 //   Memory.*   allocation, write/read round trips, copies, memsets
 //   Streams.*  ordering in a stream, events across streams, timing,
 //              destroy-waits, streams from several threads
-//   Launch.*   compile, load and launch of the conformance kernel
+//   Launch.*   compile, load and launch: real kernels (Launch.Compiled*),
+//              and a plugin's built-in fill kernel (Launch.FillKernel)
 //
 // Tests that need a device skip, saying why, when the plugin has none. A
 // call the plugin answers with TG_ERROR_UNIMPLEMENTED skips its test too
@@ -24,9 +25,20 @@
 //    configure() before RUN_ALL_TESTS() (configure() also pulls every test
 //    of the static library into the program).
 //
-// The end-to-end kernel corpus joins the Launch tests once plugins compile
-// tile bytecode; until then the one launch test uses a kernel the plugin
-// builds on request (Config::fillKernelOptions) and skips without one.
+// Launch.Compiled* compile a kernel corpus: Triton-language kernels (a
+// masked fill, vector add, a row sum with a loop and a 2-D tile, atomics
+// under contention, program ids on 3-D grids) compiled to tile bytecode by
+// `tegula compile` when the SDK was built and embedded in the library, so
+// the suite needs no file at run time. Each is compiled by the plugin for
+// every device, its metadata checked, loaded, launched on several grids and
+// its output compared with a C++ reference. A compile answering
+// TG_ERROR_UNIMPLEMENTED skips them (fails them when strict).
+// Launch.FillKernel is for plugins without a code generator: under compile
+// options (Config::fillKernelOptions) such a plugin builds a built-in
+// `fill_u32` from any bytecode; without those options it skips. Given them,
+// the plugin is taken to build kernels from options only, and a compile of
+// the corpus answering TG_ERROR_UNIMPLEMENTED, TG_ERROR_INVALID_FORMAT or
+// TG_ERROR_NOT_FOUND skips Launch.Compiled* even when strict.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,8 +60,10 @@ struct Config {
   bool strict = false;
   /// Compile options under which the plugin compiles, from any bytecode,
   /// the kernel `fill_u32(u32* out, u32 value, i32 n)` (out[i] = value for
-  /// every global thread index i < n). Empty: the Launch tests skip. For
-  /// test plugins with built-in kernels, until the kernel corpus exists.
+  /// every global thread index i < n). For plugins with built-in kernels
+  /// and no code generator (test plugins). Empty: Launch.FillKernel skips.
+  /// Not empty: the plugin is taken not to compile tile bytecode, and
+  /// Launch.Compiled* skip when it refuses the corpus (see above).
   std::vector<std::pair<std::string, std::string>> fillKernelOptions;
 };
 

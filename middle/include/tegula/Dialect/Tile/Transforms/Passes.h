@@ -5,6 +5,14 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace tegula::backend {
+class LayoutPolicy;
+} // namespace tegula::backend
+
 namespace tegula::tile {
 
 #define GEN_PASS_DECL
@@ -19,6 +27,31 @@ void buildTileOptimizePipeline(mlir::OpPassManager &pm);
 /// tegula-opt and PassManager::parsePassPipeline). The generated
 /// registerTilePasses() registers the individual passes.
 void registerTilePipelines();
+
+/// Gives every load, store and atomic through a tensor of pointers in
+/// |module| the blocked layout |policy| chooses for it from the axis
+/// analysis (tile-coalesce), converting its operands to that layout and its
+/// results back. |numWarps| 0 means the module's `tile.num_warps` (4 when
+/// absent).
+mlir::LogicalResult coalesceMemoryOps(mlir::ModuleOp module,
+                                      const backend::LayoutPolicy &policy,
+                                      unsigned numWarps = 0);
+
+/// Removes the tile.convert_layout ops of |module| that rematerializing
+/// their sources makes redundant, then canonicalizes and CSEs
+/// (tile-remove-layout-conversions).
+mlir::LogicalResult removeLayoutConversions(mlir::ModuleOp module);
+
+/// Gives every tile (ranked tensor) of |module| a layout encoding: anchors
+/// (loads, stores, atomics, dots) take what |policy| chooses, layouts
+/// propagate from them, other tiles take |policy|'s default, conversions
+/// join different layouts and redundant ones are removed
+/// (tile-assign-layouts). Encodings already present are kept. |numWarps|
+/// 0 means the module's `tile.num_warps` (4 when absent). Fails, with a
+/// diagnostic, when |policy| returns a layout the dialect rejects.
+mlir::LogicalResult assignLayouts(mlir::ModuleOp module,
+                                  const backend::LayoutPolicy &policy,
+                                  unsigned numWarps = 0);
 
 #define GEN_PASS_REGISTRATION
 #include "tegula/Dialect/Tile/Transforms/Passes.h.inc"

@@ -1,0 +1,310 @@
+//===- LayoutSelection.cpp - how the layout passes choose layouts ---------===//
+#include "LayoutSelection.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::tile;
+
+//===----------------------------------------------------------------------===//
+// GenericLayoutPolicy
+//===----------------------------------------------------------------------===//
+
+GenericLayoutPolicy::GenericLayoutPolicy(unsigned warpSize,
+                                         unsigned maxAccessBytes,
+                                         std::string matrixUnit)
+    : warpSize(warpSize), maxAccessBytes(maxAccessBytes),
+      matrixUnit(std::move(matrixUnit)) {}
+
+bool GenericLayoutPolicy::isKnownMatrixUnit(StringRef unit) {
+  return unit.empty() || unit == "nvidia.mma" || unit == "amd.mfma";
+}
+
+std::optional<backend::MatrixInstruction>
+GenericLayoutPolicy::selectMatrixInstruction(
+    const backend::DotProblem &dot) const {
+  backend::MatrixInstruction instr;
+  if (matrixUnit == "nvidia.mma")
+    instr = {TG_MATRIX_UNIT_NVIDIA_MMA, 2, 16, 8, 16};
+  else if (matrixUnit == "amd.mfma")
+    instr = {TG_MATRIX_UNIT_AMD_MFMA, 3, 32, 32, 8};
+  else
+    return std::nullopt;
+  bool halfInputs = dot.aType == dot.bType &&
+                    (dot.aType == TG_TYPE_F16 || dot.aType == TG_TYPE_BF16);
+  if (!halfInputs || dot.accType != TG_TYPE_F32 || dot.m % instr.m ||
+      dot.n % instr.n || dot.k % instr.k)
+    return std::nullopt;
+  return instr;
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+unsigned tegula::tile::getNumWarps(ModuleOp module, unsigned requested) {
+  if (requested)
+    return requested;
+  if (auto attr = module->getAttrOfType<IntegerAttr>(kNumWarpsAttr))
+    if (attr.getInt() > 0)
+      return static_cast<unsigned>(attr.getInt());
+  return 4;
+}
+
+Type tegula::tile::withLayout(Type type, Attribute layout) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getEncoding() == layout)
+    return type;
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               layout);
+}
+
+Attribute tegula::tile::getLayout(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getEncoding();
+  return {};
+}
+
+Attribute tegula::tile::getSliceLayout(Attribute parent, int64_t dim) {
+  if (!isDistributedLayout(parent))
+    return {};
+  return SliceLayoutAttr::get(parent.getContext(), dim, parent);
+}
+
+Value tegula::tile::getCoalescablePointer(Operation *op) {
+  Value ptr;
+  if (auto load = dyn_cast<LoadOp>(op))
+    ptr = load.getPtr();
+  else if (auto store = dyn_cast<StoreOp>(op))
+    ptr = store.getPtr();
+  else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+    ptr = rmw.getPtr();
+  else if (auto cas = dyn_cast<AtomicCASOp>(op))
+    ptr = cas.getPtr();
+  else
+    return {};
+  auto tensor = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!tensor || !isa<PointerType>(tensor.getElementType()))
+    return {};
+  return ptr;
+}
+
+bool tegula::tile::isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() > 0 &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return isa<RankedTensorType>(t); });
+}
+
+namespace {
+/// The plugin ABI's name of scalar type |type|, if it has one.
+std::optional<tg_scalar_type> toScalarType(Type type) {
+  if (type.isF16())
+    return TG_TYPE_F16;
+  if (type.isBF16())
+    return TG_TYPE_BF16;
+  if (type.isF32())
+    return TG_TYPE_F32;
+  if (type.isF64())
+    return TG_TYPE_F64;
+  if (type.isFloat8E4M3FN())
+    return TG_TYPE_FP8E4M3;
+  if (type.isFloat8E5M2())
+    return TG_TYPE_FP8E5M2;
+  if (type.isInteger(8))
+    return TG_TYPE_I8;
+  if (type.isInteger(16))
+    return TG_TYPE_I16;
+  if (type.isInteger(32))
+    return TG_TYPE_I32;
+  if (type.isInteger(64))
+    return TG_TYPE_I64;
+  return std::nullopt;
+}
+
+/// The `kind` of the #tile.matrix layout of instructions of |unit|.
+StringRef getMatrixKind(uint32_t unit) {
+  switch (unit) {
+  case TG_MATRIX_UNIT_NVIDIA_MMA:
+    return "nvidia.mma";
+  case TG_MATRIX_UNIT_NVIDIA_WGMMA:
+    return "nvidia.wgmma";
+  case TG_MATRIX_UNIT_AMD_MFMA:
+    return "amd.mfma";
+  case TG_MATRIX_UNIT_AMD_WMMA:
+    return "amd.wmma";
+  case TG_MATRIX_UNIT_INTEL_DPAS:
+    return "intel.dpas";
+  case TG_MATRIX_UNIT_X86_AMX:
+    return "x86.amx";
+  default:
+    return "";
+  }
+}
+
+/// Triton's split of |numWarps| warps over the M and N dimensions of a dot
+/// result of |shape| computed by instructions of |instr|'s shape: double the
+/// warps along M while it has at least as many instruction tiles per warp
+/// as N has pairs of them, else along N. A leading batch dimension gets one
+/// warp.
+SmallVector<int64_t> getMatrixWarps(ArrayRef<int64_t> shape,
+                                    const backend::MatrixInstruction &instr,
+                                    unsigned numWarps) {
+  size_t rank = shape.size();
+  int64_t m = shape[rank - 2], n = shape[rank - 1];
+  int64_t wm = 1, wn = 1;
+  while (wm * wn < numWarps) {
+    if (m / instr.m / wm >= n / (instr.n * 2) / wn && wm < m / instr.m)
+      wm *= 2;
+    else
+      wn *= 2;
+  }
+  SmallVector<int64_t> warps(rank, 1);
+  warps[rank - 2] = wm;
+  warps[rank - 1] = wn;
+  return warps;
+}
+
+/// Dimensions from the last to the first: row-major order.
+SmallVector<unsigned> getRowMajorOrder(int64_t rank) {
+  SmallVector<unsigned> order;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    order.push_back(static_cast<unsigned>(d));
+  return order;
+}
+
+/// The width in bits layouts count for an element of |type| (pointers are
+/// 64 bits; i1 is stored as a byte).
+unsigned getElementBits(Type type) {
+  return std::max(getScalarBitWidth(type), 8u);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// LayoutSelector
+//===----------------------------------------------------------------------===//
+
+BlockedLayoutAttr LayoutSelector::toAttr(const backend::BlockedLayout &layout,
+                                         RankedTensorType type,
+                                         Location loc) const {
+  std::string problem = layout.verify(policy.getWarpSize(), numWarps);
+  if (problem.empty() &&
+      layout.order.size() != static_cast<size_t>(type.getRank()))
+    problem = "its rank differs from the tensor's";
+  if (!problem.empty()) {
+    emitError(loc) << "the layout policy chose an invalid layout for " << type
+                   << ": " << problem;
+    return {};
+  }
+  auto widen = [](ArrayRef<unsigned> values) {
+    return SmallVector<int64_t>(values.begin(), values.end());
+  };
+  SmallVector<int64_t> sizePerThread = widen(layout.sizePerThread),
+                       threadsPerWarp = widen(layout.threadsPerWarp),
+                       warpsPerCTA = widen(layout.warpsPerBlock),
+                       order = widen(layout.order);
+  return BlockedLayoutAttr::getChecked(
+      [&] {
+        return emitError(loc)
+               << "the layout policy chose an invalid layout for " << type
+               << ": ";
+      },
+      type.getContext(), ArrayRef<int64_t>(sizePerThread),
+      ArrayRef<int64_t>(threadsPerWarp), ArrayRef<int64_t>(warpsPerCTA),
+      ArrayRef<int64_t>(order));
+}
+
+BlockedLayoutAttr LayoutSelector::getDefaultLayout(RankedTensorType type,
+                                                   Location loc) const {
+  backend::BlockedLayout layout = policy.getBlockedLayout(
+      type.getShape(), getElementBits(type.getElementType()),
+      getRowMajorOrder(type.getRank()), numWarps, /*contiguity=*/1);
+  return toAttr(layout, type, loc);
+}
+
+BlockedLayoutAttr
+LayoutSelector::getCoalescedLayout(Operation *op,
+                                   const ModuleAxisInfo &axis) const {
+  Value ptr = getCoalescablePointer(op);
+  auto type = cast<RankedTensorType>(ptr.getType());
+  AxisInfo info = axis.get(ptr);
+
+  // Most contiguous dimension first; stable_sort keeps the row-major
+  // order among equals, so the last dimension wins ties.
+  SmallVector<unsigned> order = getRowMajorOrder(type.getRank());
+  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
+    return info.getContiguity(a) > info.getContiguity(b);
+  });
+
+  // A thread's vector must be contiguous and start aligned: the pointers'
+  // divisibility (in bytes) along order[0] bounds it in elements.
+  Type pointee = cast<PointerType>(type.getElementType()).getPointeeType();
+  unsigned bits = getElementBits(pointee);
+  int64_t alignment =
+      std::max<int64_t>(info.getDivisibility(order[0]) / (bits / 8), 1);
+  int64_t contiguity = std::min(info.getContiguity(order[0]), alignment);
+
+  backend::BlockedLayout layout = policy.getBlockedLayout(
+      type.getShape(), bits, order, numWarps,
+      static_cast<unsigned>(std::max<int64_t>(contiguity, 1)));
+  return toAttr(layout, type, op->getLoc());
+}
+
+LayoutSelector::DotLayouts LayoutSelector::getDotLayouts(DotOp dot) const {
+  MLIRContext *ctx = dot.getContext();
+  RankedTensorType a = dot.getA().getType(), b = dot.getB().getType(),
+                   d = dot.getType();
+  int64_t rank = d.getRank();
+
+  std::optional<backend::MatrixInstruction> instr;
+  std::optional<tg_scalar_type> aType = toScalarType(a.getElementType()),
+                                bType = toScalarType(b.getElementType()),
+                                accType = toScalarType(d.getElementType());
+  if (aType && bType && accType) {
+    backend::DotProblem problem;
+    problem.m = d.getDimSize(rank - 2);
+    problem.n = d.getDimSize(rank - 1);
+    problem.k = a.getDimSize(rank - 1);
+    problem.aType = *aType;
+    problem.bType = *bType;
+    problem.accType = *accType;
+    problem.numWarps = numWarps;
+    problem.inputPrecision =
+        stringifyInputPrecision(dot.getInputPrecision()).str();
+    instr = policy.selectMatrixInstruction(problem);
+  }
+
+  DotLayouts layouts;
+  int64_t kWidth = 0;
+  if (instr) {
+    StringRef kind = getMatrixKind(instr->unit);
+    if (kind.empty()) {
+      dot.emitError() << "the layout policy selected an unknown matrix unit ("
+                      << instr->unit << ")";
+      return {};
+    }
+    SmallVector<int64_t> version = {instr->version};
+    SmallVector<int64_t> warps = getMatrixWarps(d.getShape(), *instr, numWarps);
+    SmallVector<int64_t> instrShape = {instr->m, instr->n};
+    layouts.result = MatrixLayoutAttr::getChecked(
+        [&] {
+          return dot.emitError()
+                 << "the layout policy chose an invalid matrix layout: ";
+        },
+        ctx, kind, ArrayRef<int64_t>(version), ArrayRef<int64_t>(warps),
+        ArrayRef<int64_t>(instrShape));
+    // The operand elements one thread keeps together along K: a 32-bit
+    // register's worth (a simplification of the per-instruction rule).
+    kWidth = std::max<int64_t>(1, 32 / getElementBits(a.getElementType()));
+  } else {
+    layouts.result = getDefaultLayout(d, dot.getLoc());
+  }
+  if (!layouts.result)
+    return {};
+  layouts.a = DotOperandLayoutAttr::get(ctx, 0, layouts.result, kWidth);
+  layouts.b = DotOperandLayoutAttr::get(ctx, 1, layouts.result, kWidth);
+  return layouts;
+}

@@ -182,8 +182,13 @@ LogicalResult SplitOp::inferReturnTypes(
                              "'tile.split' op the last dimension of the source "
                              "must be 2 and the source must be at least 2-D, got ",
                              operands[0].getType());
+  // A distributed encoding loses the split dimension: the halves are its
+  // slice (other encodings pass through).
+  Attribute encoding = src.getEncoding();
+  if (encoding && isDistributedLayout(encoding))
+    encoding = SliceLayoutAttr::get(context, src.getRank() - 1, encoding);
   auto half = RankedTensorType::get(src.getShape().drop_back(),
-                                    src.getElementType(), src.getEncoding());
+                                    src.getElementType(), encoding);
   inferredReturnTypes.assign({half, half});
   return success();
 }
@@ -575,11 +580,16 @@ LogicalResult ReduceOp::inferReturnTypes(
                                v.getType());
     SmallVector<int64_t> shape(tensor.getShape());
     shape.erase(shape.begin() + axis);
+    // A distributed encoding loses the reduced dimension: the result is its
+    // slice along |axis|.
+    Attribute encoding = tensor.getEncoding();
+    if (encoding && isDistributedLayout(encoding))
+      encoding = SliceLayoutAttr::get(context, axis, encoding);
     if (shape.empty())
       inferredReturnTypes.push_back(tensor.getElementType());
     else
-      inferredReturnTypes.push_back(RankedTensorType::get(
-          shape, tensor.getElementType(), tensor.getEncoding()));
+      inferredReturnTypes.push_back(
+          RankedTensorType::get(shape, tensor.getElementType(), encoding));
   }
   return success();
 }

@@ -217,3 +217,25 @@ def test_fp8_conversions_match_ml_dtypes(host, rng, name):
     got = yb.astype(np.float32)
     assert got[:4].tolist() == [fmax, -fmax, fmax, -fmax]
     assert np.isnan(got[4])
+
+
+@tegula.jit(noinline=True)
+def _scaled(x, s):
+    return x * s
+
+
+@tegula.jit
+def noinline_kernel(out_ptr, in_ptr, s, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(in_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, _scaled(_scaled(x, s), s), mask=mask)
+
+
+def test_noinline_helpers_run(host, rng):
+    n = 1000
+    x = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n + 7, np.nan, np.float32)
+    run(noinline_kernel, (cdiv(n, 256),), out, x, 1.5, n, BLOCK=256, device=host)
+    assert np.array_equal(out[:n], (x * np.float32(1.5)) * np.float32(1.5))
+    assert np.isnan(out[n:]).all()

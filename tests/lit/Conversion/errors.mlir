@@ -74,19 +74,6 @@ module {
 
 // -----
 
-tile.func private @helper(%a: i32) -> i32 attributes {noinline} {
-  tile.return %a : i32
-}
-
-tile.func @calls_noinline(%x: i32, %p: !tile.ptr<i32>) {
-  // expected-error @+1 {{cannot lower 'tile.call': calls of noinline functions are not supported by this lowering yet}}
-  %y = tile.call @helper(%x) : (i32) -> i32
-  tile.store %p, %y : !tile.ptr<i32>
-  tile.return
-}
-
-// -----
-
 // expected-error @+1 {{kernel argument #1 of type 'tensor<16xf32>' cannot be passed to a kernel}}
 tile.func @tile_argument(%p: !tile.ptr<f32>, %x: tensor<16xf32>) {
   tile.return

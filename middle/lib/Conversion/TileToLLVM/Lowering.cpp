@@ -471,9 +471,6 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
     b.create<LLVM::ReturnOp>(op->getLoc(), ValueRange{});
     return success();
   }
-  if (isa<tile::CallOp>(op))
-    return unsupported(op, "calls of noinline functions are not supported by "
-                           "this lowering yet");
   for (auto family : {lowerElementwiseFamily, lowerLoadStoreFamily,
                       lowerShapeFamily, lowerReduceScanFamily, lowerDotFamily,
                       lowerAtomicFamily, lowerDebugFamily})
@@ -498,6 +495,42 @@ void tegula::registerTileToLLVMDialects(MLIRContext &context) {
   context.appendDialectRegistry(registry);
 }
 
+/// Inlines every tile.call (noinline helpers): the lowering compiles one
+/// function. A helper's body is one block ending in tile.return (the front
+/// end compiles early returns into continuations).
+static LogicalResult inlineCalls(ModuleOp module) {
+  for (int round = 0;; ++round) {
+    SmallVector<tile::CallOp> calls;
+    module.walk([&](tile::CallOp call) { calls.push_back(call); });
+    if (calls.empty())
+      return success();
+    if (round > 64)
+      return calls.front().emitError(
+          "cannot lower: calls nested more than 64 deep (recursion?)");
+    for (tile::CallOp call : calls) {
+      auto callee = module.lookupSymbol<tile::FuncOp>(call.getCallee());
+      if (!callee || callee.getBody().empty())
+        return call.emitError("cannot lower: the callee has no body");
+      if (!callee.getBody().hasOneBlock())
+        return call.emitError(
+            "cannot lower: a callee with several blocks");
+      Block &body = callee.getBody().front();
+      IRMapping mapping;
+      for (auto [arg, operand] :
+           llvm::zip(body.getArguments(), call.getOperands()))
+        mapping.map(arg, operand);
+      OpBuilder b(call);
+      for (Operation &op : body.without_terminator())
+        b.clone(op, mapping);
+      Operation *ret = body.getTerminator();
+      for (auto [result, value] :
+           llvm::zip(call.getResults(), ret->getOperands()))
+        result.replaceAllUsesWith(mapping.lookupOrDefault(value));
+      call.erase();
+    }
+  }
+}
+
 FailureOr<LoweredKernel>
 tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
                         const LoweringOptions &options) {
@@ -515,6 +548,8 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   if (kernel.getFunctionType().getNumResults() != 0)
     return kernel.emitError("a kernel returns nothing");
 
+  if (failed(inlineCalls(module)))
+    return failure();
   ModuleAxisInfo axisInfo(module);
   Lowerer l(module, hooks, axisInfo);
   l.functionName = kernel.getSymName().str();

@@ -1,18 +1,18 @@
 //===- tegula/BackendKit/LayoutPolicy.h - How a target lays out tiles -*- C++ -*-===//
 //
 // A layout says which thread of which warp holds which elements of a tile.
-// The layout engine (middle/, to come) propagates and converts layouts; a
+// The layout engine (middle/: tile-coalesce, tile-assign-layouts,
+// tile-remove-layout-conversions) propagates and converts layouts; a
 // target's LayoutPolicy answers the questions only the target can: the
 // blocked layout of a tile it loads or stores, and the matrix instruction a
 // `tl.dot` should use.
 //
-// Status: an interface, honestly incomplete. There are no layout attributes
-// in the tile dialect yet, so layouts here are plain numbers
-// (BlockedLayout, MatrixInstruction) that the layout engine will turn into
-// attributes; nothing in Tegula calls a policy today. The interface grows
-// with the layout engine - likely next: shared-memory swizzles, dot operand
-// layouts, layouts for reductions and scans - and, like TargetHooks, never
-// crosses the plugin C boundary.
+// Status: used by middle/'s layout assignment (tegula::tile::assignLayouts,
+// coalesceMemoryOps), which turns these numbers into #tile.blocked /
+// #tile.matrix attributes. The interface grows with the GPU backends -
+// likely next: shared-memory swizzles, dot operand layouts, layouts for
+// reductions and scans - and, like TargetHooks, never crosses the plugin C
+// boundary.
 //
 // defaultBlockedLayout() is the rule Triton uses for coalesced global memory
 // access; most policies return it for loads and stores.

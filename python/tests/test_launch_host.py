@@ -239,3 +239,26 @@ def test_noinline_helpers_run(host, rng):
     run(noinline_kernel, (cdiv(n, 256),), out, x, 1.5, n, BLOCK=256, device=host)
     assert np.array_equal(out[:n], (x * np.float32(1.5)) * np.float32(1.5))
     assert np.isnan(out[n:]).all()
+
+
+@tegula.jit
+def bmm_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+               K: tl.constexpr):
+    ib = tl.arange(0, B)[:, None, None]
+    im = tl.arange(0, M)[None, :, None]
+    ik = tl.arange(0, K)[None, None, :]
+    ikr = tl.arange(0, K)[None, :, None]
+    jn = tl.arange(0, N)[None, None, :]
+    a = tl.load(a_ptr + ib * M * K + im * K + ik)
+    b = tl.load(b_ptr + ib * K * N + ikr * N + jn)
+    tl.store(c_ptr + ib * M * N + im * N + jn, tl.dot(a, b))
+
+
+def test_batched_dot(host, rng):
+    B, M, N, K = 2, 16, 32, 16
+    a = rng.standard_normal((B, M, K)).astype(np.float32)
+    b = rng.standard_normal((B, K, N)).astype(np.float32)
+    c = np.full((B, M, N), np.nan, np.float32)
+    run(bmm_kernel, (1,), a, b, c, B=B, M=M, N=N, K=K, device=host)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.allclose(c, ref, rtol=1e-4, atol=1e-4)

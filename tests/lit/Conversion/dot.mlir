@@ -118,3 +118,21 @@ tile.func @dot_two_rows(%x: f32) {
   tile.print "d" {hex = false, is_signed = array<i32: 0>} : %d : tensor<2x8xf32>
   tile.return
 }
+
+// -----
+
+// A rank-3 dot loops over the batch: each batch's matrices start at batch x
+// (their size) elements into the operand tiles.
+// CHECK-LABEL: llvm.func @batched_dot(
+// CHECK:         %[[B:.+]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK:         llvm.icmp "slt" %{{.+}}, %[[B]] : i64
+// CHECK:         llvm.mlir.constant(32 : i64) : i64
+// CHECK:         llvm.intr.fma(%{{.+}}, %{{.+}}, %{{.+}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+tile.func @batched_dot(%x: f32) {
+  %a = tile.splat %x : f32 -> tensor<2x4x8xf32>
+  %b = tile.splat %x : f32 -> tensor<2x8x16xf32>
+  %c = tile.splat %x : f32 -> tensor<2x4x16xf32>
+  %d = tile.dot %a, %b, %c : tensor<2x4x8xf32> * tensor<2x8x16xf32> -> tensor<2x4x16xf32>
+  tile.print "d" {hex = false, is_signed = array<i32: 0>} : %d : tensor<2x4x16xf32>
+  tile.return
+}

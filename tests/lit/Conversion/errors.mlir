@@ -91,18 +91,6 @@ tile.func @extern_elementwise(%x: f32) {
 
 // -----
 
-tile.func @batched_dot(%x: f32) {
-  %a = tile.splat %x : f32 -> tensor<2x4x8xf32>
-  %b = tile.splat %x : f32 -> tensor<2x8x16xf32>
-  %c = tile.splat %x : f32 -> tensor<2x4x16xf32>
-  // expected-error @+1 {{cannot lower 'tile.dot': batched (rank-3) dot is not supported by this lowering yet}}
-  %d = tile.dot %a, %b, %c : tensor<2x4x8xf32> * tensor<2x8x16xf32> -> tensor<2x4x16xf32>
-  tile.print "d" {hex = false, is_signed = array<i32: 0>} : %d : tensor<2x4x16xf32>
-  tile.return
-}
-
-// -----
-
 tile.func @nan_padding_of_ints(%base: !tile.ptr<i32>, %n: i64, %s: i64, %o: i32) {
   %bp = tile.make_tensor_ptr %base, [%n], [%s], [%o] {order = array<i32: 0>} : !tile.ptr<tensor<16xi32>>
   // expected-error @+1 {{cannot lower 'tile.load': NaN padding of a non-float tile}}

@@ -1,6 +1,7 @@
 //===- Dot.cpp - tl.dot as fused multiply-adds ----------------------------===//
 //
-// The portable dot: D = A x B + C with A [M, K], B [K, N]. Rows of D are
+// The portable dot: D = A x B + C with A [M, K], B [K, N] (a rank-3 dot
+// is a loop over the batch). Rows of D are
 // processed four at a time and columns a chunk at a time, each (4 x chunk)
 // block of accumulators kept in vectors across the K loop: per k, one chunk
 // of B's row k and four broadcast elements of A. Operands are converted to
@@ -46,9 +47,6 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto bType = cast<RankedTensorType>(op.getB().getType());
   auto dType = cast<RankedTensorType>(op.getD().getType());
-  if (aType.getRank() != 2)
-    return l.unsupported(op, "batched (rank-3) dot is not supported by this "
-                             "lowering yet");
   Type aElem = aType.getElementType(), bElem = bType.getElementType();
   Type dElem = dType.getElementType();
   for (Type t : {aElem, bElem, dElem})
@@ -59,13 +57,16 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
   if (dElem.isF16() || dElem.isBF16())
     acc = b.getF32Type();
   bool isFloat = isa<FloatType>(acc);
-  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-          n = bType.getDimSize(1);
+  // A rank-3 dot is a batch of independent matrix products.
+  int64_t first = aType.getRank() - 2;
+  int64_t batch = first == 1 ? aType.getDimSize(0) : 1;
+  int64_t m = aType.getDimSize(first), k = aType.getDimSize(first + 1),
+          n = bType.getDimSize(first + 1);
   int64_t width = Lowerer::chunkWidth(n);
   int64_t rows = m % 4 == 0 ? 4 : (m % 2 == 0 ? 2 : 1);
-  Value aBuf = l.lookup(op.getA()), bBuf = l.lookup(op.getB());
-  Value cBuf = l.lookup(op.getC());
-  Value dBuf = l.allocTile(loc, dType, op.getD());
+  Value aAll = l.lookup(op.getA()), bAll = l.lookup(op.getB());
+  Value cAll = l.lookup(op.getC());
+  Value dAll = l.allocTile(loc, dType, op.getD());
 
   auto loopOver = [&](int64_t upper, int64_t step,
                       llvm::function_ref<void(Value)> body) {
@@ -76,6 +77,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
   };
+  auto matmul = [&](Value aBuf, Value bBuf, Value cBuf, Value dBuf) {
   loopOver(m, rows, [&](Value i) {
     loopOver(n, width, [&](Value j) {
       SmallVector<Value> rowBase, init;
@@ -158,7 +160,21 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
       }
     });
   });
-  l.map.map(op.getD(), dBuf);
+  };
+  if (batch == 1) {
+    matmul(aAll, bAll, cAll, dAll);
+  } else {
+    loopOver(batch, 1, [&](Value bi) {
+      auto at = [&](Value buffer, Type elem, int64_t size) {
+        return l.elementAddress(
+            loc, buffer, elem,
+            b.create<arith::MulIOp>(loc, bi, l.constI64(loc, size)));
+      };
+      matmul(at(aAll, aElem, m * k), at(bAll, bElem, k * n),
+             at(cAll, dElem, m * n), at(dAll, dElem, m * n));
+    });
+  }
+  l.map.map(op.getD(), dAll);
   return success();
 }
 

@@ -16,9 +16,23 @@
 // CHECK:         %[[ZERO:.+]] = llvm.mlir.constant(dense<0.000000e+00> : vector<16xf32>) : vector<16xf32>
 // CHECK:         %[[FIRST:.+]] = llvm.extractelement %[[ADDRS:[^ ]+]][%{{.+}} : i32] : vector<16xi64>
 // CHECK-NEXT:    %[[BASE:.+]] = llvm.inttoptr %[[FIRST]] : i64 to !llvm.ptr
-// CHECK-NEXT:    %[[V:.+]] = llvm.intr.masked.load %[[BASE]], %[[MASK]], %[[ZERO]] {alignment = 16 : i32} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// A chunk whose lanes are all active takes a plain vector load.
+// CHECK-NEXT:    %[[ALL:.+]] = "llvm.intr.vector.reduce.and"(%[[MASK]]) : (vector<16xi1>) -> i1
+// CHECK-NEXT:    llvm.cond_br %[[ALL]], ^[[PLAIN:bb[0-9]+]], ^[[MASKED:bb[0-9]+]]
+// CHECK-NEXT:  ^[[PLAIN]]:
+// CHECK-NEXT:    %[[P:.+]] = llvm.load %[[BASE]] {alignment = 16 : i64} : !llvm.ptr -> vector<16xf32>
+// CHECK-NEXT:    llvm.br ^[[JOIN:bb[0-9]+]](%[[P]] : vector<16xf32>)
+// CHECK-NEXT:  ^[[MASKED]]:
+// CHECK-NEXT:    %[[M:.+]] = llvm.intr.masked.load %[[BASE]], %[[MASK]], %[[ZERO]] {alignment = 16 : i32} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK-NEXT:    llvm.br ^[[JOIN]](%[[M]] : vector<16xf32>)
+// CHECK-NEXT:  ^[[JOIN]](%[[V:.+]]: vector<16xf32>):
 // CHECK:         %[[SFIRST:.+]] = llvm.extractelement %{{[^ ]+}}[%{{.+}} : i32] : vector<16xi64>
 // CHECK-NEXT:    %[[SBASE:.+]] = llvm.inttoptr %[[SFIRST]] : i64 to !llvm.ptr
+// CHECK-NEXT:    %[[SALL:.+]] = "llvm.intr.vector.reduce.and"(%[[MASK]]) : (vector<16xi1>) -> i1
+// CHECK-NEXT:    llvm.cond_br %[[SALL]], ^[[SPLAIN:bb[0-9]+]], ^[[SMASKED:bb[0-9]+]]
+// CHECK-NEXT:  ^[[SPLAIN]]:
+// CHECK-NEXT:    llvm.store %[[V]], %[[SBASE]] {alignment = 16 : i64} : vector<16xf32>, !llvm.ptr
+// CHECK:       ^[[SMASKED]]:
 // CHECK-NEXT:    llvm.intr.masked.store %[[V]], %[[SBASE]], %[[MASK]] {alignment = 16 : i32} : vector<16xf32>, vector<16xi1> into !llvm.ptr
 // CHECK-NOT:     alignment = 64
 // CHECK-NOT:     llvm.intr.masked.gather
@@ -44,7 +58,9 @@ tile.func @contiguous_masked(%in: !tile.ptr<f32> {tile.divisibility = 16 : i64},
 // CHECK:         %[[BASE:.+]] = llvm.inttoptr %{{.+}} : i64 to !llvm.ptr
 // CHECK-NEXT:    %[[V:.+]] = llvm.load %[[BASE]] {alignment = 16 : i64} : !llvm.ptr -> vector<16xf32>
 // CHECK:         %[[BASE2:.+]] = llvm.inttoptr %{{.+}} : i64 to !llvm.ptr
-// CHECK-NEXT:    %[[W:.+]] = llvm.intr.masked.load %[[BASE2]], %{{[^ ,]+}}, %[[V]] {alignment = 4 : i32} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK:         llvm.load %[[BASE2]] {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+// CHECK:         llvm.intr.masked.load %[[BASE2]], %{{[^ ,]+}}, %[[V]] {alignment = 4 : i32} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK:       ^bb{{[0-9]+}}(%[[W:.+]]: vector<16xf32>):
 // CHECK:         %[[SBASE:.+]] = llvm.inttoptr %{{.+}} : i64 to !llvm.ptr
 // CHECK-NEXT:    llvm.store %[[W]], %[[SBASE]] {alignment = 16 : i64} : vector<16xf32>, !llvm.ptr
 // CHECK-NOT:     llvm.intr.masked

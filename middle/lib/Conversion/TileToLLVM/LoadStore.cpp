@@ -56,6 +56,11 @@ Access planAccess(Lowerer &l, Value ptrs, RankedTensorType type,
 }
 
 
+/// Whether every lane of the mask chunk |mask| is set.
+Value allLanes(Lowerer &l, Location loc, Value mask) {
+  return l.b.create<LLVM::vector_reduce_and>(loc, l.b.getI1Type(), mask);
+}
+
 /// The vector of pointers of an i64 address chunk.
 Value addressVector(Lowerer &l, Location loc, Value addresses, int64_t width) {
   return l.b.create<LLVM::IntToPtrOp>(
@@ -173,12 +178,27 @@ Value emitTileLoad(Lowerer &l, tile::LoadOp op, ArrayRef<Value> operands,
       Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
                                                      l.constI32(loc, 0));
       Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
-      if (!mask)
+      if (!mask) {
         value = b.create<LLVM::LoadOp>(loc, vecType, base, alignment,
                                        op.getIsVolatile());
-      else
-        value = b.create<LLVM::MaskedLoadOp>(loc, vecType, base, mask,
-                                             ValueRange{other}, alignment);
+      } else {
+        // Chunks inside the bounds (all but a tile's tail) take a plain
+        // vector load: masked moves are slow on several CPUs.
+        auto ifOp = b.create<scf::IfOp>(loc, vecType, allLanes(l, loc, mask),
+                                        /*withElseRegion=*/true);
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        b.create<scf::YieldOp>(
+            loc, b.create<LLVM::LoadOp>(loc, vecType, base, alignment,
+                                        op.getIsVolatile())
+                     .getResult());
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        b.create<scf::YieldOp>(
+            loc, b.create<LLVM::MaskedLoadOp>(loc, vecType, base, mask,
+                                              ValueRange{other}, alignment)
+                     .getResult());
+        value = ifOp.getResult(0);
+      }
     } else {
       if (!mask)
         mask = l.constantChunk(loc, b.getBoolAttr(true), width);
@@ -227,11 +247,19 @@ void emitTileStore(Lowerer &l, tile::StoreOp op, ArrayRef<Value> operands,
     Value first = b.create<LLVM::ExtractElementOp>(loc, addresses,
                                                    l.constI32(loc, 0));
     Value base = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), first);
-    if (!mask)
+    if (!mask) {
       b.create<LLVM::StoreOp>(loc, value, base, alignment);
-    else
-      b.create<LLVM::MaskedStoreOp>(loc, value, base, mask,
-                                    b.getI32IntegerAttr(alignment));
+      return;
+    }
+    // As for loads: a plain store when every lane is active.
+    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, allLanes(l, loc, mask),
+                                    /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    b.create<LLVM::StoreOp>(loc, value, base, alignment);
+    b.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+    b.create<LLVM::MaskedStoreOp>(loc, value, base, mask,
+                                  b.getI32IntegerAttr(alignment));
     return;
   }
   if (!mask)

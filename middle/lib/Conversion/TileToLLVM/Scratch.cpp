@@ -161,11 +161,22 @@ void ScratchPlan::plan(tile::FuncOp func,
     int64_t end;
     uint64_t offset, size;
   };
+  // By start, then by first appearance (a deterministic order; stable_sort
+  // trips a deprecation in libstdc++ 12 under clang).
   std::vector<std::pair<Value, Interval>> order(intervals.begin(),
                                                 intervals.end());
-  std::stable_sort(order.begin(), order.end(), [](auto &a, auto &b) {
-    return a.second.start < b.second.start;
+  std::vector<size_t> rank(order.size());
+  for (size_t i = 0; i < rank.size(); ++i)
+    rank[i] = i;
+  llvm::sort(rank, [&](size_t a, size_t b) {
+    if (order[a].second.start != order[b].second.start)
+      return order[a].second.start < order[b].second.start;
+    return a < b;
   });
+  std::vector<std::pair<Value, Interval>> sorted;
+  for (size_t i : rank)
+    sorted.push_back(order[i]);
+  order = std::move(sorted);
   std::vector<Placed> active;
   llvm::DenseMap<Value, uint64_t> classOffset;
   for (auto &[root, interval] : order) {

@@ -232,11 +232,14 @@ LayoutSelector::getCoalescedLayout(Operation *op,
   auto type = cast<RankedTensorType>(ptr.getType());
   AxisInfo info = axis.get(ptr);
 
-  // Most contiguous dimension first; stable_sort keeps the row-major
-  // order among equals, so the last dimension wins ties.
+  // Most contiguous dimension first; among equals the row-major order
+  // (the last dimension first) wins. (std::sort with an explicit tie-break:
+  // stable_sort trips a deprecation in libstdc++ 12 under clang.)
   SmallVector<unsigned> order = getRowMajorOrder(type.getRank());
-  llvm::stable_sort(order, [&](unsigned a, unsigned b) {
-    return info.getContiguity(a) > info.getContiguity(b);
+  llvm::sort(order, [&](unsigned a, unsigned b) {
+    if (info.getContiguity(a) != info.getContiguity(b))
+      return info.getContiguity(a) > info.getContiguity(b);
+    return a > b;
   });
 
   // A thread's vector must be contiguous and start aligned: the pointers'

@@ -6,6 +6,7 @@ README.md and docs/python.md.
 
 import atexit
 import ctypes
+import os
 import threading
 import weakref
 
@@ -161,8 +162,21 @@ class Runtime:
     def find_device(self, name):
         """The device named ``<backend>:<n>``; TegulaError when there is none."""
         out = ctypes.c_void_p()
-        _rt.check(self._lib, self._lib.tegula_runtime_find_device(
-            self._require(), _rt.encode(name), ctypes.byref(out)))
+        try:
+            _rt.check(self._lib, self._lib.tegula_runtime_find_device(
+                self._require(), _rt.encode(name), ctypes.byref(out)))
+        except TegulaError as e:
+            # Say why a plugin that could have provided it is missing.
+            backend = name.split(":", 1)[0]
+            reasons = ["%s: %s" % (p["path"], p.get("skip_message") or p.get("skip_reason"))
+                       for p in self.plugins if not p["loaded"]
+                       and ("plugin_" + backend) in os.path.basename(p["path"])]
+            reasons += ["%s: %s" % (p["name"], p["device_status"])
+                        for p in self.plugins if p["loaded"] and p["name"] == backend
+                        and p.get("device_status")]
+            if not reasons:
+                raise
+            raise TegulaError("%s (%s)" % (e.message, "; ".join(reasons)), e.code) from None
         for d in self._devices:
             if d._handle == out.value:
                 return d

@@ -85,6 +85,17 @@ def test_skipped_plugins_are_reported_with_a_reason():
         assert "major" in bad[0]["skip_reason"]
 
 
+def test_find_device_says_why_its_plugin_is_missing():
+    """A device whose plugin was skipped: the error names the plugin file and
+    the reason, not just the name."""
+    with tegula.Runtime(visible_backends="bad_major,testdev", default_plugin_dir="") as r:
+        with pytest.raises(tegula.TegulaError) as info:
+            r.find_device("bad_major:0")
+    text = str(info.value)
+    assert "no device named 'bad_major:0'" in text
+    assert "libtegula_plugin_bad_major.so" in text and "major" in text
+
+
 def test_find_device_unknown_name(rt):
     with pytest.raises(tegula.TegulaError) as info:
         rt.find_device("testdev:7")

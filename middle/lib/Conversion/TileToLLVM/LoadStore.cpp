@@ -56,6 +56,21 @@ Access planAccess(Lowerer &l, Value ptrs, RankedTensorType type,
 }
 
 
+/// |condition| ? thenValue() : elseValue(), computing only the side taken
+/// (an scf.if yielding a value of |type|).
+Value conditionalValue(Lowerer &l, Location loc, Type type, Value condition,
+                       llvm::function_ref<Value()> thenValue,
+                       llvm::function_ref<Value()> elseValue) {
+  OpBuilder &b = l.b;
+  auto ifOp = b.create<scf::IfOp>(loc, type, condition, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  b.create<scf::YieldOp>(loc, thenValue());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  b.create<scf::YieldOp>(loc, elseValue());
+  return ifOp.getResult(0);
+}
+
 /// Whether every lane of the mask chunk |mask| is set.
 Value allLanes(Lowerer &l, Location loc, Value mask) {
   return l.b.create<LLVM::vector_reduce_and>(loc, l.b.getI1Type(), mask);
@@ -87,22 +102,15 @@ LogicalResult lowerScalarLoad(Lowerer &l, tile::LoadOp op) {
     return success();
   }
   Type resultType = l.scalarType(elem);
-  auto ifOp = b.create<scf::IfOp>(loc, resultType, l.lookup(op.getMask()),
-                                  /*withElseRegion=*/true);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    b.create<scf::YieldOp>(loc, load());
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    Value other =
-        op.getOther() ? l.lookup(op.getOther())
-        : isa<LLVM::LLVMPointerType>(resultType)
-            ? b.create<LLVM::ZeroOp>(loc, resultType).getResult()
-            : b.create<arith::ConstantOp>(loc, b.getZeroAttr(resultType))
-                  .getResult();
-    b.create<scf::YieldOp>(loc, other);
-  }
-  l.map.map(op.getResult(), ifOp.getResult(0));
+  Value value = conditionalValue(
+      l, loc, resultType, l.lookup(op.getMask()), load, [&]() -> Value {
+        if (op.getOther())
+          return l.lookup(op.getOther());
+        if (isa<LLVM::LLVMPointerType>(resultType))
+          return b.create<LLVM::ZeroOp>(loc, resultType);
+        return b.create<arith::ConstantOp>(loc, b.getZeroAttr(resultType));
+      });
+  l.map.map(op.getResult(), value);
   return success();
 }
 
@@ -161,17 +169,9 @@ Value emitTileLoad(Lowerer &l, tile::LoadOp op, ArrayRef<Value> operands,
       return b.create<LLVM::LoadOp>(loc, memType, ptr, alignment,
                                     op.getIsVolatile());
     };
-    if (!mask) {
-      value = loadOne();
-    } else {
-      auto ifOp = b.create<scf::IfOp>(loc, memType, mask, true);
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(ifOp.thenBlock());
-      b.create<scf::YieldOp>(loc, loadOne());
-      b.setInsertionPointToStart(ifOp.elseBlock());
-      b.create<scf::YieldOp>(loc, other);
-      value = ifOp.getResult(0);
-    }
+    value = mask ? conditionalValue(l, loc, memType, mask, loadOne,
+                                    [&] { return other; })
+                 : loadOne();
   } else {
     Type vecType = l.chunkType(memType, width);
     if (contiguous) {
@@ -184,20 +184,16 @@ Value emitTileLoad(Lowerer &l, tile::LoadOp op, ArrayRef<Value> operands,
       } else {
         // Chunks inside the bounds (all but a tile's tail) take a plain
         // vector load: masked moves are slow on several CPUs.
-        auto ifOp = b.create<scf::IfOp>(loc, vecType, allLanes(l, loc, mask),
-                                        /*withElseRegion=*/true);
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        b.create<scf::YieldOp>(
-            loc, b.create<LLVM::LoadOp>(loc, vecType, base, alignment,
-                                        op.getIsVolatile())
-                     .getResult());
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        b.create<scf::YieldOp>(
-            loc, b.create<LLVM::MaskedLoadOp>(loc, vecType, base, mask,
-                                              ValueRange{other}, alignment)
-                     .getResult());
-        value = ifOp.getResult(0);
+        value = conditionalValue(
+            l, loc, vecType, allLanes(l, loc, mask),
+            [&]() -> Value {
+              return b.create<LLVM::LoadOp>(loc, vecType, base, alignment,
+                                            op.getIsVolatile());
+            },
+            [&]() -> Value {
+              return b.create<LLVM::MaskedLoadOp>(
+                  loc, vecType, base, mask, ValueRange{other}, alignment);
+            });
       }
     } else {
       if (!mask)
@@ -358,18 +354,10 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
                                         l.storageBytes(elem),
                                         op.getIsVolatile());
         };
-        Value value;
-        if (!inBounds) {
-          value = loadOne();
-        } else {
-          auto ifOp = b.create<scf::IfOp>(loc, memType, inBounds, true);
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          b.create<scf::YieldOp>(loc, loadOne());
-          b.setInsertionPointToStart(ifOp.elseBlock());
-          b.create<scf::YieldOp>(loc, padding);
-          value = ifOp.getResult(0);
-        }
+        Value value = inBounds
+                          ? conditionalValue(l, loc, memType, inBounds, loadOne,
+                                             [&] { return padding; })
+                          : loadOne();
         b.create<LLVM::StoreOp>(loc, value,
                                 l.elementAddress(loc, buffer, elem, linear),
                                 l.storageBytes(elem));

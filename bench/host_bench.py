@@ -47,7 +47,6 @@ with TEGULA_NUM_THREADS set to each value (how the figures scale with cores).
 """
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import platform
@@ -140,22 +139,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
 
 def load_example(name):
-    """examples/NAME.py, with `import triton` meaning tegula (as examples/run.py)."""
-    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
-    sys.modules["triton"] = tegula
-    sys.modules["triton.language"] = tegula.language
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "tegula_example_" + name, os.path.join(ROOT, "examples", name + ".py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
+    """examples/NAME.py (written for Triton: `import triton`)."""
+    return tegula.import_triton_file(os.path.join(ROOT, "examples", name + ".py"))
 
 
 def cdiv(a, b):

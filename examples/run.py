@@ -7,7 +7,6 @@ the device, whether the result matched and the median launch time.
 Usage: examples/run.py [--repeat N]   (exit status 1 when a result differs)
 """
 import argparse
-import importlib.util
 import pathlib
 import sys
 import time
@@ -21,23 +20,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 
 def load_example(name):
-    """Imports examples/NAME.py with `triton` meaning tegula (unless a real
-    Triton is installed, the examples `import triton` as users write them)."""
-    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
-    sys.modules["triton"] = tegula
-    sys.modules["triton.language"] = tegula.language
-    try:
-        spec = importlib.util.spec_from_file_location("tegula_example_" + name,
-                                                      HERE / (name + ".py"))
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
+    """Imports examples/NAME.py (written for Triton: `import triton`)."""
+    return tegula.import_triton_file(HERE / (name + ".py"))
 
 
 def run_vector_add(module, device, rng):

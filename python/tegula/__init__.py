@@ -20,6 +20,7 @@ __all__ = [
     "CompilerLibraryNotFound", "Runtime", "Device", "Buffer", "Stream", "Event",
     "runtime", "devices", "device", "default_device", "abi_version", "jit",
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
+    "import_triton_file",
 ]
 
 __version__ = "0.1.0"
@@ -643,3 +644,29 @@ def _close_default():
             _default.close()
         except Exception:
             pass
+
+
+def import_triton_file(path, module_name=None):
+    """Imports a kernel file written for Triton (``import triton``,
+    ``@triton.jit``) with ``triton`` meaning ``tegula`` while it imports, and
+    returns the module: its kernels launch on Tegula's devices. A real Triton,
+    if installed, is untouched (``sys.modules`` is restored afterwards)."""
+    import importlib.util
+    import sys
+    from . import language
+    path = os.fspath(path)
+    name = module_name or "tegula_triton_" + os.path.splitext(os.path.basename(path))[0]
+    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
+    sys.modules["triton"] = sys.modules[__name__]
+    sys.modules["triton.language"] = language
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v

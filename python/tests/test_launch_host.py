@@ -262,3 +262,25 @@ def test_batched_dot(host, rng):
     run(bmm_kernel, (1,), a, b, c, B=B, M=M, N=N, K=K, device=host)
     ref = a.astype(np.float64) @ b.astype(np.float64)
     assert np.allclose(c, ref, rtol=1e-4, atol=1e-4)
+
+
+def test_import_triton_file_runs_a_triton_kernel_unmodified(host, rng, tmp_path):
+    """A kernel file written for Triton (`import triton`) imports with
+    tegula.import_triton_file and runs; sys.modules is left as it was."""
+    import sys
+    src = tmp_path / "triton_add.py"
+    src.write_text(
+        "import triton\nimport triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    m = offs < n\n"
+        "    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m) + tl.load(y_ptr + offs, mask=m), mask=m)\n")
+    before = sys.modules.get("triton")
+    module = tegula.import_triton_file(src)
+    assert sys.modules.get("triton") is before
+    n = 3000
+    x = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    run(module.add, (cdiv(n, 1024),), x, x, out, n, BLOCK=1024, device=host)
+    assert np.array_equal(out, x + x)

@@ -9,14 +9,11 @@
 
 #include "tegula/Dialect/Tile/IR/Tile.h"
 #include "tegula/Dialect/Tile/IR/TileBytecode.h"
-#include "tegula/Dialect/Tile/Transforms/Passes.h"
 #include "tegula/Frontend/CodeGen.h"
 #include "tegula/Frontend/Diagnostics.h"
-#include "tegula/Frontend/Parser.h"
 #include "tegula/Frontend/Signature.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
@@ -175,39 +172,21 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tegula compile: error: %s\n", readError.c_str());
     return 1;
   }
-  // Syntax errors in @jit functions the kernel does not use do not stop it
-  // (as in Triton, which compiles only what a kernel calls); they are shown
-  // when the kernel cannot compile.
   DiagnosticEngine parseDiags(sources);
-  std::unique_ptr<Module> module = parseModule(*source, parseDiags);
-  if (parseDiags.hasErrors() && !module->lookupFunction(kernel)) {
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  std::optional<std::string> pipelineError;
+  mlir::OwningOpRef<mlir::ModuleOp> ir = compileKernelSource(
+      *source, options, context, diags, parseDiags,
+      /*optimize=*/emit != "tile-ir-raw", pipelineError);
+  if (pipelineError) {
+    std::fprintf(stderr, "tegula compile: internal error: the tile-optimize "
+                         "pipeline failed:\n%s", pipelineError->c_str());
+    return 1;
+  }
+  if (!ir) {
+    // |diags| was echoed as it came.
     parseDiags.printAll(llvm::errs());
     return 1;
-  }
-
-  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  loadFrontendDialects(context);
-  mlir::OwningOpRef<mlir::ModuleOp> ir =
-      compileKernel(*module, options, context, diags);
-  if (!ir) {
-    if (parseDiags.hasErrors())
-      parseDiags.printAll(llvm::errs());
-    return 1;
-  }
-
-  if (emit != "tile-ir-raw") {
-    mlir::PassManager pm(&context);
-    tile::buildTileOptimizePipeline(pm);
-    std::string errors;
-    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      llvm::raw_string_ostream(errors) << d.getLocation() << ": " << d.str() << "\n";
-      return mlir::success();
-    });
-    if (mlir::failed(pm.run(*ir))) {
-      std::fprintf(stderr, "tegula compile: internal error: the tile-optimize "
-                           "pipeline failed:\n%s", errors.c_str());
-      return 1;
-    }
   }
 
   std::string openError;

@@ -1,8 +1,9 @@
 //===- Compiler.cpp - The compiler C API (tegula/compiler.h) --------------===//
 //
 // tegula_compile_kernel runs what `tegula compile --emit tile-bytecode` runs
-// (tools/tegula/Compile.cpp): parse the module, compile the kernel with the
-// front end, run the tile-optimize pipeline, write versioned bytecode. Each
+// (both call compileKernelSource, tegula/Frontend/CodeGen.h): parse the
+// module, compile the kernel, run the tile-optimize pipeline, then write
+// versioned bytecode. Each
 // call owns its sources, diagnostics and MLIR context, so calls may run
 // concurrently. Nothing is thrown across the C boundary.
 //
@@ -11,14 +12,11 @@
 #include "tegula/compiler.h"
 
 #include "tegula/Dialect/Tile/IR/TileBytecode.h"
-#include "tegula/Dialect/Tile/Transforms/Passes.h"
 #include "tegula/Frontend/CodeGen.h"
 #include "tegula/Frontend/Diagnostics.h"
-#include "tegula/Frontend/Parser.h"
 #include "tegula/Frontend/Signature.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
@@ -93,38 +91,19 @@ tegula_compiler_error_t *compile(const tegula_compile_options &in,
   const SourceFile &file = sources.addBuffer(
       llvm::StringRef(in.source ? in.source : "", in.source_size),
       in.file_name ? in.file_name : "<source>");
-  // As in `tegula compile`: syntax errors in @jit functions the kernel does
-  // not use do not stop it; they are shown when the kernel cannot compile.
   DiagnosticEngine parseDiags(sources);
-  std::unique_ptr<Module> module = parseModule(file, parseDiags);
-  if (parseDiags.hasErrors() && !module->lookupFunction(options.kernelName))
-    return makeError(TEGULA_COMPILER_ERROR_KERNEL, renderAll(parseDiags));
-
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-  loadFrontendDialects(context);
+  std::optional<std::string> pipelineError;
   mlir::OwningOpRef<mlir::ModuleOp> ir =
-      compileKernel(*module, options, context, diags);
-  if (!ir) {
-    std::string text = renderAll(diags);
-    if (parseDiags.hasErrors())
-      text += renderAll(parseDiags);
-    return makeError(TEGULA_COMPILER_ERROR_KERNEL, std::move(text));
-  }
-
-  mlir::PassManager pm(&context);
-  tile::buildTileOptimizePipeline(pm);
-  std::string passErrors;
-  {
-    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
-      llvm::raw_string_ostream(passErrors)
-          << d.getLocation() << ": " << d.str() << "\n";
-      return mlir::success();
-    });
-    if (mlir::failed(pm.run(*ir)))
-      return makeError(TEGULA_COMPILER_ERROR_INTERNAL,
-                       "internal error: the tile-optimize pipeline failed:\n" +
-                           passErrors);
-  }
+      compileKernelSource(file, options, context, diags, parseDiags,
+                          /*optimize=*/true, pipelineError);
+  if (pipelineError)
+    return makeError(TEGULA_COMPILER_ERROR_INTERNAL,
+                     "internal error: the tile-optimize pipeline failed:\n" +
+                         *pipelineError);
+  if (!ir)
+    return makeError(TEGULA_COMPILER_ERROR_KERNEL,
+                     renderAll(diags) + renderAll(parseDiags));
 
   auto result = std::make_unique<tegula_compile_result>();
   {

@@ -19,6 +19,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,20 @@ mlir::OwningOpRef<mlir::ModuleOp> compileKernel(Module &module,
 
 /// Loads the dialects the front end emits into |context|.
 void loadFrontendDialects(mlir::MLIRContext &context);
+
+/// The whole path of `tegula compile` and of the compiler C API: parses
+/// |file|, compiles |options.kernelName| (loading the front end's dialects
+/// into |context|) and, when |optimize|, runs the tile-optimize pipeline.
+/// Syntax errors in `@jit` functions the kernel does not use do not stop it
+/// (as in Triton, which compiles only what a kernel calls); they go to
+/// |parseDiags|. Returns null on failure: report |diags|, then |parseDiags|;
+/// when the pipeline failed (an internal error), |pipelineError| is set to
+/// its messages instead.
+mlir::OwningOpRef<mlir::ModuleOp>
+compileKernelSource(const SourceFile &file, const CompileOptions &options,
+                    mlir::MLIRContext &context, DiagnosticEngine &diags,
+                    DiagnosticEngine &parseDiags, bool optimize,
+                    std::optional<std::string> &pipelineError);
 
 } // namespace tegula::frontend
 

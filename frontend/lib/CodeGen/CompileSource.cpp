@@ -1,0 +1,39 @@
+//===- CompileSource.cpp - Source file to optimized tile IR ---------------===//
+
+#include "tegula/Dialect/Tile/Transforms/Passes.h"
+#include "tegula/Frontend/CodeGen.h"
+#include "tegula/Frontend/Parser.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace tegula::frontend;
+
+mlir::OwningOpRef<mlir::ModuleOp> tegula::frontend::compileKernelSource(
+    const SourceFile &file, const CompileOptions &options,
+    mlir::MLIRContext &context, DiagnosticEngine &diags,
+    DiagnosticEngine &parseDiags, bool optimize,
+    std::optional<std::string> &pipelineError) {
+  std::unique_ptr<Module> module = parseModule(file, parseDiags);
+  if (parseDiags.hasErrors() && !module->lookupFunction(options.kernelName))
+    return nullptr;
+  loadFrontendDialects(context);
+  mlir::OwningOpRef<mlir::ModuleOp> ir =
+      compileKernel(*module, options, context, diags);
+  if (!ir || !optimize)
+    return ir;
+  mlir::PassManager pm(&context);
+  tile::buildTileOptimizePipeline(pm);
+  std::string errors;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream(errors)
+        << d.getLocation() << ": " << d.str() << "\n";
+    return mlir::success();
+  });
+  if (mlir::failed(pm.run(*ir))) {
+    pipelineError = errors;
+    return nullptr;
+  }
+  return ir;
+}

@@ -5,6 +5,8 @@ defaults below point at <repo>/build."""
 import os
 import sys
 
+import pytest
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 
@@ -17,6 +19,19 @@ os.environ.setdefault("TEGULA_PLUGIN_PATH",
                       os.path.join(REPO, "build", "tests", "runtime", "plugins"))
 # Only the fake backend: its two devices are the ones the tests expect.
 os.environ.setdefault("TEGULA_VISIBLE_BACKENDS", "testdev")
+
+
+@pytest.fixture(scope="module")
+def host():
+    """host:0 on a runtime of its own (the host tests: python.host)."""
+    import tegula
+    rt = tegula.Runtime(visible_backends="host")
+    try:
+        dev = rt.find_device("host:0")
+    except tegula.TegulaError:
+        pytest.fail("no host:0: the host plugin did not load (%s)" % rt.plugins)
+    yield dev
+    rt.close()
 
 
 def pytest_sessionfinish(session, exitstatus):

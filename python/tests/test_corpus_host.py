@@ -73,17 +73,6 @@ def cdiv(a, b):
 # -- Fixtures and helpers ------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def host():
-    rt = tegula.Runtime(visible_backends="host")
-    try:
-        dev = rt.find_device("host:0")
-    except tegula.TegulaError:
-        pytest.fail("no host:0: the host plugin did not load (%s)" % rt.plugins)
-    yield dev
-    rt.close()
-
-
 class SeededRng:
     """np.random.default_rng(seed) that remembers its seed (``.seed``)."""
 

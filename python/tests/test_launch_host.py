@@ -23,17 +23,6 @@ from kernels.host_kernels import axpy_kernel, copy_2d_kernel
 _NOT_IMPLEMENTED = re.compile(r"compiling for host:\d+ \([^)]*\) failed: .*not implemented")
 
 
-@pytest.fixture(scope="module")
-def host():
-    rt = tegula.Runtime(visible_backends="host")
-    try:
-        dev = rt.find_device("host:0")
-    except tegula.TegulaError:
-        pytest.fail("no host:0: the host plugin did not load (%s)" % rt.plugins)
-    yield dev
-    rt.close()
-
-
 @pytest.fixture
 def rng():
     return np.random.default_rng(int.from_bytes(os.urandom(8), "little"))

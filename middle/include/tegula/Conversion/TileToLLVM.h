@@ -58,6 +58,16 @@ struct LoweringOptions {
   /// polynomial approximations on vectors (a CPU without a vector math
   /// library would otherwise call libm once per element).
   bool polynomialMath = false;
+  /// The execution model. False: one thread owns a program's tiles, which
+  /// live in per-program scratch (the host). True: a program runs on
+  /// tile.num_warps x TargetHooks::getWarpSize() threads and each tile is
+  /// distributed over their registers as its layout (#tile.blocked,
+  /// #tile.slice, #tile.dot_operand) says; tiles without a layout take the
+  /// default blocked layout. Cross-thread work (reductions, scans, layout
+  /// conversions, shape ops, dot operands) goes through shared memory from
+  /// TargetHooks::buildScratchBase; LoweredKernel::scratchBytes is then the
+  /// shared memory a program needs. Run tile::assignLayouts first.
+  bool distributed = false;
 };
 
 /// Lowers |module| in place. On failure, errors were reported through the

@@ -116,60 +116,95 @@ LogicalResult forEachAtomic(
 
 } // namespace
 
-std::optional<LogicalResult>
-tegula::lowering::lowerAtomicFamily(Lowerer &l, Operation *op) {
+namespace {
+
+/// The LLVM operation of an atomic_rmw on |elem|, or failure (reported).
+FailureOr<LLVM::AtomicBinOp> rmwKindOf(Lowerer &l, tile::AtomicRMWOp rmw) {
+  Type elem = getElementTypeOrSelf(rmw.getVal().getType());
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(elem) || elem.isInteger(1))
+    return l.unsupported(rmw, "atomics on this element type");
+  LLVM::AtomicBinOp kind = binOpOf(rmw.getKind());
+  if (!isa<FloatType>(elem))
+    return kind;
+  // Float max/min (the front end uses integer atomics for tl.atomic_max on
+  // floats; hand-written IR may not).
+  if (kind == LLVM::AtomicBinOp::max || kind == LLVM::AtomicBinOp::umax)
+    return LLVM::AtomicBinOp::fmax;
+  if (kind == LLVM::AtomicBinOp::min || kind == LLVM::AtomicBinOp::umin)
+    return LLVM::AtomicBinOp::fmin;
+  if (kind != LLVM::AtomicBinOp::fadd && kind != LLVM::AtomicBinOp::xchg)
+    return l.unsupported(rmw, "this atomic on floats");
+  return kind;
+}
+
+LogicalResult checkCAS(Lowerer &l, tile::AtomicCASOp cas) {
+  Type elem = getElementTypeOrSelf(cas.getVal().getType());
+  if (!isa<IntegerType, FloatType>(elem) || elem.isInteger(1) ||
+      isa<Float8E4M3FNType, Float8E5M2Type>(elem))
+    return l.unsupported(cas, "compare-and-swap on this element type");
+  return success();
+}
+
+/// Builds the atomic of |op| on |ptr| once its checks passed.
+Value buildChecked(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
+                   Value ptr, ArrayRef<Value> values) {
   OpBuilder &b = l.b;
   Location loc = op->getLoc();
-  if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op)) {
-    Type elem = getElementTypeOrSelf(rmw.getVal().getType());
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(elem) || elem.isInteger(1))
-      return l.unsupported(op, "atomics on this element type");
-    LLVM::AtomicBinOp kind = binOpOf(rmw.getKind());
-    if (isa<FloatType>(elem)) {
-      // Float max/min (the front end uses integer atomics for tl.atomic_max
-      // on floats; hand-written IR may not).
-      if (kind == LLVM::AtomicBinOp::max || kind == LLVM::AtomicBinOp::umax)
-        kind = LLVM::AtomicBinOp::fmax;
-      else if (kind == LLVM::AtomicBinOp::min ||
-               kind == LLVM::AtomicBinOp::umin)
-        kind = LLVM::AtomicBinOp::fmin;
-      else if (kind != LLVM::AtomicBinOp::fadd &&
-               kind != LLVM::AtomicBinOp::xchg)
-        return l.unsupported(op, "this atomic on floats");
-    }
-    LLVM::AtomicOrdering ordering = orderingOf(rmw.getSem());
+  if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+    return b.create<LLVM::AtomicRMWOp>(loc, kind, ptr, values[0],
+                                       orderingOf(rmw.getSem()));
+  auto cas = cast<tile::AtomicCASOp>(op);
+  Type elem = getElementTypeOrSelf(cas.getVal().getType());
+  Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
+  Value cmp = values[0], val = values[1];
+  if (cmp.getType() != bits) {
+    cmp = b.create<arith::BitcastOp>(loc, bits, cmp);
+    val = b.create<arith::BitcastOp>(loc, bits, val);
+  }
+  auto xchg = b.create<LLVM::AtomicCmpXchgOp>(loc, ptr, cmp, val,
+                                              orderingOf(cas.getSem()),
+                                              failureOrderingOf(cas.getSem()));
+  Value old = b.create<LLVM::ExtractValueOp>(loc, xchg, ArrayRef<int64_t>{0});
+  if (old.getType() != elem)
+    old = b.create<arith::BitcastOp>(loc, elem, old);
+  return old;
+}
+
+/// The checks of |op| (atomic_rmw or atomic_cas) and its LLVM operation.
+FailureOr<LLVM::AtomicBinOp> checkAtomic(Lowerer &l, Operation *op) {
+  if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+    return rmwKindOf(l, rmw);
+  if (failed(checkCAS(l, cast<tile::AtomicCASOp>(op))))
+    return failure();
+  return LLVM::AtomicBinOp::xchg;
+}
+
+} // namespace
+
+FailureOr<Value> tegula::lowering::buildAtomic(Lowerer &l, Operation *op,
+                                               Value ptr,
+                                               ArrayRef<Value> values) {
+  FailureOr<LLVM::AtomicBinOp> kind = checkAtomic(l, op);
+  if (failed(kind))
+    return failure();
+  return buildChecked(l, op, *kind, ptr, values);
+}
+
+std::optional<LogicalResult>
+tegula::lowering::lowerAtomicFamily(Lowerer &l, Operation *op) {
+  if (!isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op))
+    return std::nullopt;
+  FailureOr<LLVM::AtomicBinOp> kind = checkAtomic(l, op);
+  if (failed(kind))
+    return failure();
+  auto body = [&](Value ptr, ArrayRef<Value> values) {
+    return buildChecked(l, op, *kind, ptr, values);
+  };
+  if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
     return forEachAtomic(l, op, rmw.getPtr(), {rmw.getVal()}, rmw.getMask(),
-                         elem, [&](Value ptr, ArrayRef<Value> values) {
-                           return b
-                               .create<LLVM::AtomicRMWOp>(loc, kind, ptr,
-                                                          values[0], ordering)
-                               .getResult();
-                         });
-  }
-  if (auto cas = dyn_cast<tile::AtomicCASOp>(op)) {
-    Type elem = getElementTypeOrSelf(cas.getVal().getType());
-    if (!isa<IntegerType, FloatType>(elem) || elem.isInteger(1) ||
-        isa<Float8E4M3FNType, Float8E5M2Type>(elem))
-      return l.unsupported(op, "compare-and-swap on this element type");
-    Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
-    LLVM::AtomicOrdering success = orderingOf(cas.getSem());
-    LLVM::AtomicOrdering failure = failureOrderingOf(cas.getSem());
-    return forEachAtomic(
-        l, op, cas.getPtr(), {cas.getCmp(), cas.getVal()}, Value(), elem,
-        [&](Value ptr, ArrayRef<Value> values) {
-          Value cmp = values[0], val = values[1];
-          if (cmp.getType() != bits) {
-            cmp = b.create<arith::BitcastOp>(loc, bits, cmp);
-            val = b.create<arith::BitcastOp>(loc, bits, val);
-          }
-          auto xchg = b.create<LLVM::AtomicCmpXchgOp>(loc, ptr, cmp, val,
-                                                      success, failure);
-          Value old = b.create<LLVM::ExtractValueOp>(loc, xchg,
-                                                     ArrayRef<int64_t>{0});
-          if (old.getType() != elem)
-            old = b.create<arith::BitcastOp>(loc, elem, old);
-          return old;
-        });
-  }
-  return std::nullopt;
+                         getElementTypeOrSelf(rmw.getVal().getType()), body);
+  auto cas = cast<tile::AtomicCASOp>(op);
+  return forEachAtomic(l, op, cas.getPtr(), {cas.getCmp(), cas.getVal()},
+                       Value(), getElementTypeOrSelf(cas.getVal().getType()),
+                       body);
 }

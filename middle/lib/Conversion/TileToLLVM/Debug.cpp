@@ -28,7 +28,10 @@ std::optional<FileLineColLoc> fileLocation(Location loc) {
   return found;
 }
 
-LogicalResult lowerPrint(Lowerer &l, tile::PrintOp op) {
+} // namespace
+
+LogicalResult tegula::lowering::lowerPrintOp(Lowerer &l, tile::PrintOp op,
+                                             ElementVisitor forEachElement) {
   Location loc = op.getLoc();
   std::string prefix = op.getPrefix().str();
   if (op.getArgs().empty()) {
@@ -48,9 +51,7 @@ LogicalResult lowerPrint(Lowerer &l, tile::PrintOp op) {
       status = l.hooks.buildPrint(l.b, loc, text, l.constI64(loc, -1),
                                   l.lookup(arg), isSigned, op.getHex());
     } else {
-      l.forEachChunk(loc, type.getNumElements(), 1, [&](Value index) {
-        Value value = l.loadChunk(loc, l.lookup(arg), type.getElementType(),
-                                  index, 1);
+      forEachElement(arg, [&](Value value, Value index) {
         if (isa<tile::PointerType>(type.getElementType()))
           value = l.b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), value);
         if (failed(l.hooks.buildPrint(l.b, loc, text, index, value, isSigned,
@@ -64,7 +65,8 @@ LogicalResult lowerPrint(Lowerer &l, tile::PrintOp op) {
   return success();
 }
 
-LogicalResult lowerAssert(Lowerer &l, tile::AssertOp op) {
+LogicalResult tegula::lowering::lowerAssertOp(Lowerer &l, tile::AssertOp op,
+                                              ElementVisitor forEachElement) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   std::string file = "<unknown>";
@@ -85,12 +87,8 @@ LogicalResult lowerAssert(Lowerer &l, tile::AssertOp op) {
       status = failure();
   };
   Value condition = op.getCondition();
-  if (auto type = dyn_cast<RankedTensorType>(condition.getType())) {
-    l.forEachChunk(loc, type.getNumElements(), 1, [&](Value index) {
-      check(l.loadChunk(loc, l.lookup(condition), type.getElementType(), index,
-                        1),
-            index);
-    });
+  if (isa<RankedTensorType>(condition.getType())) {
+    forEachElement(condition, check);
   } else {
     check(l.lookup(condition), l.constI64(loc, -1));
   }
@@ -99,14 +97,31 @@ LogicalResult lowerAssert(Lowerer &l, tile::AssertOp op) {
   return success();
 }
 
+namespace {
+
+/// The elements of a tile in scratch, in order.
+void forEachScratchElement(Lowerer &l, Value tile,
+                           llvm::function_ref<void(Value, Value)> body) {
+  auto type = cast<RankedTensorType>(tile.getType());
+  Location loc = tile.getLoc();
+  l.forEachChunk(loc, type.getNumElements(), 1, [&](Value index) {
+    body(l.loadChunk(loc, l.lookup(tile), type.getElementType(), index, 1),
+         index);
+  });
+}
+
 } // namespace
 
 std::optional<LogicalResult>
 tegula::lowering::lowerDebugFamily(Lowerer &l, Operation *op) {
   if (auto print = dyn_cast<tile::PrintOp>(op))
-    return lowerPrint(l, print);
+    return lowerPrintOp(l, print, [&](Value tile, auto body) {
+      forEachScratchElement(l, tile, body);
+    });
   if (auto assertOp = dyn_cast<tile::AssertOp>(op))
-    return lowerAssert(l, assertOp);
+    return lowerAssertOp(l, assertOp, [&](Value tile, auto body) {
+      forEachScratchElement(l, tile, body);
+    });
   if (isa<tile::DebugBarrierOp>(op)) {
     l.hooks.buildBarrier(l.b, op->getLoc());
     return success();

@@ -17,11 +17,9 @@ using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
 
-namespace {
-
-/// Converts a chunk of |from| elements to |to| (a float or i32 type).
-Value convertOperand(Lowerer &l, Location loc, Value value, Type from,
-                     Type to, int64_t width) {
+Value tegula::lowering::convertDotOperand(Lowerer &l, Location loc,
+                                          Value value, Type from, Type to,
+                                          int64_t width) {
   OpBuilder &b = l.b;
   if (from == to)
     return value;
@@ -34,12 +32,50 @@ Value convertOperand(Lowerer &l, Location loc, Value value, Type from,
     Value shifted = b.create<arith::ShLIOp>(
         loc, wide, l.constantChunk(loc, b.getI32IntegerAttr(16), width));
     Value f32 = b.create<arith::BitcastOp>(loc, l.chunkType(b.getF32Type(), width), shifted);
-    return convertOperand(l, loc, f32, b.getF32Type(), to, width);
+    return convertDotOperand(l, loc, f32, b.getF32Type(), to, width);
   }
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
     return b.create<arith::ExtFOp>(loc, target, value);
   return b.create<arith::TruncFOp>(loc, target, value);
 }
+
+Value tegula::lowering::roundAccumulator(Lowerer &l, Location loc, Value value,
+                                         Type acc, Type dElem, int64_t width) {
+  OpBuilder &b = l.b;
+  // Round to the accumulator's storage type (f16 / bf16).
+  if (acc == dElem)
+    return value;
+  if (dElem.isBF16()) {
+    Value f32 = value;
+    Value bits = b.create<arith::BitcastOp>(
+        loc, l.chunkType(b.getI32Type(), width), f32);
+    Value lsb = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::ShRUIOp>(
+            loc, bits,
+            l.constantChunk(loc, b.getI32IntegerAttr(16), width)),
+        l.constantChunk(loc, b.getI32IntegerAttr(1), width));
+    Value rounded = b.create<arith::AddIOp>(
+        loc,
+        b.create<arith::AddIOp>(
+            loc, bits,
+            l.constantChunk(loc, b.getI32IntegerAttr(0x7FFF), width)),
+        lsb);
+    Value top = b.create<arith::ShRUIOp>(
+        loc, rounded,
+        l.constantChunk(loc, b.getI32IntegerAttr(16), width));
+    Value half = b.create<arith::TruncIOp>(
+        loc, l.chunkType(b.getI16Type(), width), top);
+    value = b.create<arith::BitcastOp>(
+        loc, l.chunkType(b.getBF16Type(), width), half);
+  } else {
+    value = b.create<arith::TruncFOp>(loc, l.chunkType(dElem, width),
+                                      value);
+  }
+  return value;
+}
+
+namespace {
 
 LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
   Location loc = op.getLoc();
@@ -86,7 +122,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
         Value at = b.create<arith::AddIOp>(
             loc, b.create<arith::MulIOp>(loc, row, l.constI64(loc, n)), j);
         rowBase.push_back(row);
-        init.push_back(convertOperand(
+        init.push_back(convertDotOperand(
             l, loc, l.loadChunk(loc, cBuf, dElem, at, width), dElem, acc,
             width));
       }
@@ -99,7 +135,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
         Value kk = kLoop.getInductionVar();
         Value bAt = b.create<arith::AddIOp>(
             loc, b.create<arith::MulIOp>(loc, kk, l.constI64(loc, n)), j);
-        Value bChunk = convertOperand(
+        Value bChunk = convertDotOperand(
             l, loc, l.loadChunk(loc, bBuf, bElem, bAt, width), bElem, acc,
             width);
         SmallVector<Value> next;
@@ -107,7 +143,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
           Value aAt = b.create<arith::AddIOp>(
               loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, k)),
               kk);
-          Value aValue = convertOperand(
+          Value aValue = convertDotOperand(
               l, loc, l.loadChunk(loc, aBuf, aElem, aAt, 1), aElem, acc, 1);
           Value aChunk = l.splatChunk(loc, aValue, width);
           Value current = kLoop.getRegionIterArgs()[r];
@@ -126,36 +162,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
             loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, n)),
             j);
         Value value = kLoop.getResult(r);
-        if (acc != dElem) {
-          // Round to the accumulator's storage type (f16 / bf16).
-          if (dElem.isBF16()) {
-            Value f32 = value;
-            Value bits = b.create<arith::BitcastOp>(
-                loc, l.chunkType(b.getI32Type(), width), f32);
-            Value lsb = b.create<arith::AndIOp>(
-                loc,
-                b.create<arith::ShRUIOp>(
-                    loc, bits,
-                    l.constantChunk(loc, b.getI32IntegerAttr(16), width)),
-                l.constantChunk(loc, b.getI32IntegerAttr(1), width));
-            Value rounded = b.create<arith::AddIOp>(
-                loc,
-                b.create<arith::AddIOp>(
-                    loc, bits,
-                    l.constantChunk(loc, b.getI32IntegerAttr(0x7FFF), width)),
-                lsb);
-            Value top = b.create<arith::ShRUIOp>(
-                loc, rounded,
-                l.constantChunk(loc, b.getI32IntegerAttr(16), width));
-            Value half = b.create<arith::TruncIOp>(
-                loc, l.chunkType(b.getI16Type(), width), top);
-            value = b.create<arith::BitcastOp>(
-                loc, l.chunkType(b.getBF16Type(), width), half);
-          } else {
-            value = b.create<arith::TruncFOp>(loc, l.chunkType(dElem, width),
-                                              value);
-          }
-        }
+        value = roundAccumulator(l, loc, value, acc, dElem, width);
         l.storeChunk(loc, dBuf, dElem, at, value);
       }
     });

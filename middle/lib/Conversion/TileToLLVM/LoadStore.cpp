@@ -269,12 +269,11 @@ void emitTileStore(Lowerer &l, tile::StoreOp op, ArrayRef<Value> operands,
 // Block pointers
 //===----------------------------------------------------------------------===//
 
-struct BlockPointer {
-  Value base;
-  SmallVector<Value> shape, strides, offsets; // i64, i64, i32
-};
+} // namespace
 
-BlockPointer unpack(Lowerer &l, Location loc, Value packed, unsigned rank) {
+BlockPointer tegula::lowering::unpackBlockPointer(Lowerer &l, Location loc,
+                                                  Value packed,
+                                                  unsigned rank) {
   OpBuilder &b = l.b;
   BlockPointer bp;
   bp.base = b.create<LLVM::ExtractValueOp>(loc, packed, ArrayRef<int64_t>{0});
@@ -289,6 +288,8 @@ BlockPointer unpack(Lowerer &l, Location loc, Value packed, unsigned rank) {
   }
   return bp;
 }
+
+namespace {
 
 /// For each element of the block: its address and whether the checked
 /// dimensions are in bounds (null when nothing is checked).
@@ -331,7 +332,7 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
   Type elem = type.getElementType();
   Type memType = l.storageType(elem);
   Value buffer = l.allocTile(loc, type, op.getResult());
-  BlockPointer bp = unpack(l, loc, l.lookup(op.getPtr()), type.getRank());
+  BlockPointer bp = unpackBlockPointer(l, loc, l.lookup(op.getPtr()), type.getRank());
   SmallVector<int32_t> checks;
   if (op.getBoundaryCheck())
     checks.assign(op.getBoundaryCheck()->begin(), op.getBoundaryCheck()->end());
@@ -373,7 +374,7 @@ LogicalResult lowerBlockStore(Lowerer &l, tile::StoreOp op,
   auto type = cast<RankedTensorType>(ptrType.getPointeeType());
   Type elem = type.getElementType();
   Type memType = l.storageType(elem);
-  BlockPointer bp = unpack(l, loc, l.lookup(op.getPtr()), type.getRank());
+  BlockPointer bp = unpackBlockPointer(l, loc, l.lookup(op.getPtr()), type.getRank());
   SmallVector<int32_t> checks;
   if (op.getBoundaryCheck())
     checks.assign(op.getBoundaryCheck()->begin(), op.getBoundaryCheck()->end());

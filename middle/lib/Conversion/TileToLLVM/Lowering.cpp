@@ -1,6 +1,6 @@
 //===- Lowering.cpp - Tile IR to the LLVM dialect: functions, control flow --===//
 
-#include "LoweringImpl.h"
+#include "DistLowering.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -531,6 +531,27 @@ static LogicalResult inlineCalls(ModuleOp module) {
   }
 }
 
+/// The one-thread lowering of |kernel| (tiles in per-program scratch);
+/// returns the scratch bytes a program needs.
+static FailureOr<uint64_t> lowerOneThreadKernel(Lowerer &l,
+                                                tile::FuncOp kernel) {
+  l.scratchBase = l.hooks.buildScratchBase(l.b, kernel.getLoc());
+  bool usesTiles = false;
+  kernel.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      usesTiles |= isa<RankedTensorType>(type);
+  });
+  if (usesTiles && !l.scratchBase)
+    return kernel.emitError(
+        "the target provides no scratch memory for the kernel's tiles");
+  l.scratchPlan.plan(kernel, [&](RankedTensorType type) -> uint64_t {
+    return type.getNumElements() * l.storageBytes(type.getElementType());
+  });
+  if (failed(l.lowerBlock(kernel.getBody().front())))
+    return failure();
+  return std::max(l.scratchBytes, l.scratchPlan.getBytes());
+}
+
 FailureOr<LoweredKernel>
 tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
                         const LoweringOptions &options) {
@@ -551,12 +572,13 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   if (failed(inlineCalls(module)))
     return failure();
   ModuleAxisInfo axisInfo(module);
-  Lowerer l(module, hooks, axisInfo);
-  l.functionName = kernel.getSymName().str();
   LoweredKernel result;
   result.name = kernel.getSymName().str();
   if (auto warps = module->getAttrOfType<IntegerAttr>("tile.num_warps"))
     result.numWarps = warps.getInt();
+  // The distributed lowerer is also the one-thread lowerer (its base).
+  DistLowerer l(module, hooks, axisInfo, result.numWarps);
+  l.functionName = kernel.getSymName().str();
 
   // The signature: the kernel's arguments, then the target's context.
   SmallVector<Type> params;
@@ -593,21 +615,16 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   for (auto [oldArg, newArg] :
        llvm::zip(kernel.getArguments(), entry->getArguments()))
     l.map.map(oldArg, newArg);
-  l.scratchBase = hooks.buildScratchBase(b, kernel.getLoc());
-  bool usesTiles = false;
-  kernel.walk([&](Operation *op) {
-    for (Type type : op->getResultTypes())
-      usesTiles |= isa<RankedTensorType>(type);
-  });
-  if (usesTiles && !l.scratchBase)
-    return kernel.emitError(
-        "the target provides no scratch memory for the kernel's tiles");
-  l.scratchPlan.plan(kernel, [&](RankedTensorType type) -> uint64_t {
-    return type.getNumElements() * l.storageBytes(type.getElementType());
-  });
-  if (failed(l.lowerBlock(kernel.getBody().front())))
-    return failure();
-  result.scratchBytes = std::max(l.scratchBytes, l.scratchPlan.getBytes());
+  if (options.distributed) {
+    if (failed(lowerDistributedKernel(l, kernel)))
+      return failure();
+    result.scratchBytes = l.sharedBytes;
+  } else {
+    FailureOr<uint64_t> bytes = lowerOneThreadKernel(l, kernel);
+    if (failed(bytes))
+      return failure();
+    result.scratchBytes = *bytes;
+  }
 
   // Only the lowered kernel remains.
   for (Operation &op : llvm::make_early_inc_range(module.getBody()->getOperations()))

@@ -204,6 +204,43 @@ mlir::FailureOr<mlir::Value> emitLoadStoreChunk(Lowerer &l, mlir::Operation *op,
                                                 llvm::ArrayRef<mlir::Value> operands,
                                                 int64_t width);
 
+/// The fields of a lowered block pointer (tl.make_block_ptr).
+struct BlockPointer {
+  mlir::Value base;
+  llvm::SmallVector<mlir::Value> shape, strides, offsets; // i64, i64, i32
+};
+BlockPointer unpackBlockPointer(Lowerer &l, mlir::Location loc,
+                                mlir::Value packed, unsigned rank);
+
+/// Builds one atomic on |ptr| (an !llvm.ptr) for |op| (atomic_rmw or
+/// atomic_cas) with |values| (the value; or compare and value) in scalar
+/// form and returns the old value (Atomics.cpp).
+mlir::FailureOr<mlir::Value> buildAtomic(Lowerer &l, mlir::Operation *op,
+                                         mlir::Value ptr,
+                                         llvm::ArrayRef<mlir::Value> values);
+
+/// Calls the callback with each element of tile |tile| (an old value) in
+/// chunk form and its row-major index (i64).
+using ElementVisitor = llvm::function_ref<void(
+    mlir::Value tile,
+    llvm::function_ref<void(mlir::Value value, mlir::Value index)>)>;
+/// device_print and device_assert over the elements |forEachElement|
+/// visits (Debug.cpp).
+mlir::LogicalResult lowerPrintOp(Lowerer &l, tile::PrintOp op,
+                                 ElementVisitor forEachElement);
+mlir::LogicalResult lowerAssertOp(Lowerer &l, tile::AssertOp op,
+                                  ElementVisitor forEachElement);
+
+/// Converts a chunk of |from| elements to |to| (a float or i32 type), as a
+/// dot's operands are before they multiply (Dot.cpp).
+mlir::Value convertDotOperand(Lowerer &l, mlir::Location loc,
+                              mlir::Value value, mlir::Type from, mlir::Type to,
+                              int64_t width);
+/// A dot's accumulator chunk (|acc| elements) rounded to the result's
+/// element type |dElem| (f16 / bf16 computed in f32).
+mlir::Value roundAccumulator(Lowerer &l, mlir::Location loc, mlir::Value value,
+                             mlir::Type acc, mlir::Type dElem, int64_t width);
+
 // Op families: each returns std::nullopt when |op| is not one of its ops.
 std::optional<mlir::LogicalResult> lowerElementwiseFamily(Lowerer &l,
                                                           mlir::Operation *op);

@@ -6,6 +6,12 @@
 // call `@test_print(i64 index, ptr value-or-null)`-like declarations named
 // after the hook. The module gets `lowering.scratch_bytes`.
 //
+// With `distributed=true` (the GPU execution model, LoweringOptions::
+// distributed) the context has a fourth field, the i32 thread id; warps are
+// `warp-size` threads, barriers call `@test_barrier()` and shuffles
+// `@test_shuffle_xor(value, offset)` (and _up, _down, _idx), whose results
+// are the exchanged values. Scratch is then the shared memory.
+//
 //===----------------------------------------------------------------------===//
 
 #include "LoweringImpl.h"
@@ -19,7 +25,12 @@ namespace {
 
 class TestTargetHooks : public backend::TargetHooks {
 public:
-  unsigned getWarpSize() const override { return 1; }
+  TestTargetHooks(bool distributed, unsigned warpSize)
+      : distributed(distributed), warpSize(warpSize) {}
+  bool distributed;
+  unsigned warpSize;
+
+  unsigned getWarpSize() const override { return warpSize; }
   unsigned getGlobalAddressSpace() const override { return 0; }
   unsigned getSharedAddressSpace() const override { return 0; }
 
@@ -35,10 +46,13 @@ public:
     return fn.getArguments().back();
   }
 
-  static Type contextType(MLIRContext *ctx) {
-    Type i32x3 = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 32), 3);
-    return LLVM::LLVMStructType::getLiteral(
-        ctx, {i32x3, i32x3, LLVM::LLVMPointerType::get(ctx)});
+  Type contextType(MLIRContext *ctx) const {
+    Type i32 = IntegerType::get(ctx, 32);
+    Type i32x3 = LLVM::LLVMArrayType::get(i32, 3);
+    SmallVector<Type> fields{i32x3, i32x3, LLVM::LLVMPointerType::get(ctx)};
+    if (distributed)
+      fields.push_back(i32);
+    return LLVM::LLVMStructType::getLiteral(ctx, fields);
   }
 
   Value field(OpBuilder &b, Location loc, int32_t index, int32_t axis) const {
@@ -58,12 +72,26 @@ public:
     return field(b, loc, 1, static_cast<int32_t>(axis));
   }
   Value buildThreadId(OpBuilder &b, Location loc) const override {
-    return b.create<arith::ConstantIntOp>(loc, 0, 32);
+    if (!distributed)
+      return b.create<arith::ConstantIntOp>(loc, 0, 32);
+    Value addr = b.create<LLVM::GEPOp>(
+        loc, LLVM::LLVMPointerType::get(b.getContext()),
+        contextType(b.getContext()), context(b),
+        ArrayRef<LLVM::GEPArg>{0, 3});
+    return b.create<LLVM::LoadOp>(loc, b.getI32Type(), addr);
   }
-  void buildBarrier(OpBuilder &, Location) const override {}
-  Value buildShuffle(OpBuilder &, Location, Value value, backend::ShuffleKind,
-                     Value) const override {
-    return value;
+  void buildBarrier(OpBuilder &b, Location loc) const override {
+    if (distributed)
+      callHook(b, loc, "test_barrier", {}, {});
+  }
+  Value buildShuffle(OpBuilder &b, Location loc, Value value,
+                     backend::ShuffleKind kind, Value offset) const override {
+    if (!distributed)
+      return value;
+    static const char *names[] = {"test_shuffle_xor", "test_shuffle_up",
+                                  "test_shuffle_down", "test_shuffle_idx"};
+    return callHook(b, loc, names[static_cast<int>(kind)], {value, offset},
+                    value.getType());
   }
   Value buildScratchBase(OpBuilder &b, Location loc) const override {
     auto ptr = LLVM::LLVMPointerType::get(b.getContext());
@@ -73,14 +101,16 @@ public:
     return b.create<LLVM::LoadOp>(loc, ptr, addr);
   }
 
-  void callHook(OpBuilder &b, Location loc, StringRef name,
-                ValueRange args) const {
+  /// Calls the declaration |name| (declared on first use, a suffix
+  /// telling signatures apart); returns its result when |result| is set.
+  Value callHook(OpBuilder &b, Location loc, StringRef name, ValueRange args,
+                 Type result = {}) const {
     auto module = b.getInsertionBlock()
                       ->getParentOp()
                       ->getParentOfType<ModuleOp>();
     SmallVector<Type> types(args.getTypes());
     auto fnType = LLVM::LLVMFunctionType::get(
-        LLVM::LLVMVoidType::get(b.getContext()), types);
+        result ? result : LLVM::LLVMVoidType::get(b.getContext()), types);
     std::string symbol = name.str();
     int suffix = 0;
     while (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(symbol)) {
@@ -93,7 +123,9 @@ public:
       b.setInsertionPointToStart(module.getBody());
       b.create<LLVM::LLVMFuncOp>(loc, symbol, fnType);
     }
-    b.create<LLVM::CallOp>(loc, TypeRange{}, symbol, args);
+    auto call = b.create<LLVM::CallOp>(
+        loc, result ? TypeRange{result} : TypeRange{}, symbol, args);
+    return result ? call.getResult() : Value();
   }
 
   LogicalResult buildPrint(OpBuilder &b, Location loc, StringRef,
@@ -125,6 +157,13 @@ struct TestLowerToLLVMPass
       llvm::cl::desc("f32 math as polynomial approximations "
                      "(LoweringOptions::polynomialMath)"),
       llvm::cl::init(false)};
+  Option<bool> distributed{
+      *this, "distributed",
+      llvm::cl::desc("the GPU execution model (LoweringOptions::distributed)"),
+      llvm::cl::init(false)};
+  Option<unsigned> warpSize{*this, "warp-size",
+                            llvm::cl::desc("threads per warp (distributed)"),
+                            llvm::cl::init(32)};
   StringRef getArgument() const override { return "tile-test-lower-to-llvm"; }
   StringRef getDescription() const override {
     return "Lower a tile kernel to the LLVM dialect with test target hooks";
@@ -134,9 +173,10 @@ struct TestLowerToLLVMPass
                     math::MathDialect, cf::ControlFlowDialect>();
   }
   void runOnOperation() override {
-    TestTargetHooks hooks;
+    TestTargetHooks hooks(distributed, distributed ? warpSize : 1);
     LoweringOptions options;
     options.polynomialMath = polynomialMath;
+    options.distributed = distributed;
     FailureOr<LoweredKernel> kernel =
         lowerTileToLLVM(getOperation(), hooks, options);
     if (failed(kernel))

@@ -1,0 +1,389 @@
+//===- DistLayout.cpp - Layouts as linear maps; shared-memory staging -----===//
+
+#include "DistLowering.h"
+
+#include "tegula/BackendKit/LayoutPolicy.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+//===----------------------------------------------------------------------===//
+// DistLayout
+//===----------------------------------------------------------------------===//
+
+static bool isZero(ArrayRef<int64_t> coords) {
+  return llvm::all_of(coords, [](int64_t c) { return c == 0; });
+}
+
+bool DistLayout::hasReplication() const {
+  return llvm::any_of(laneBases, [](const Coords &c) { return isZero(c); }) ||
+         llvm::any_of(warpBases, [](const Coords &c) { return isZero(c); });
+}
+
+bool DistLayout::sameThreadPart(const DistLayout &other) const {
+  return laneBases == other.laneBases && warpBases == other.warpBases;
+}
+
+std::vector<int64_t> DistLayout::threadKey() const {
+  std::vector<int64_t> key(shape.begin(), shape.end());
+  key.push_back(-1);
+  for (const Coords &c : laneBases)
+    key.insert(key.end(), c.begin(), c.end());
+  key.push_back(-2);
+  for (const Coords &c : warpBases)
+    key.insert(key.end(), c.begin(), c.end());
+  return key;
+}
+
+int64_t DistLayout::findReg(ArrayRef<int64_t> coords) const {
+  for (auto [i, offsets] : llvm::enumerate(regOffsets))
+    if (ArrayRef<int64_t>(offsets) == coords)
+      return i;
+  return -1;
+}
+
+namespace {
+
+/// Bases of a layout under construction, before registers are expanded.
+struct Bases {
+  SmallVector<int64_t, 4> shape;
+  SmallVector<Coords> reg, lane, warp;
+
+  /// Appends bases for |count| (a power of 2) more elements along |dim| to
+  /// |list|: the next power of two of the dimension each, or zero once the
+  /// dimension is covered (replication).
+  void add(SmallVector<Coords> &list, SmallVector<int64_t> &covered,
+           int64_t dim, int64_t count) {
+    for (int64_t i = 1; i < count; i *= 2) {
+      Coords basis(shape.size(), 0);
+      if (covered[dim] < shape[dim])
+        basis[dim] = covered[dim];
+      covered[dim] *= 2;
+      list.push_back(basis);
+    }
+  }
+};
+
+Bases blockedBases(ArrayRef<int64_t> shape, ArrayRef<int64_t> sizePerThread,
+                   ArrayRef<int64_t> threadsPerWarp,
+                   ArrayRef<int64_t> warpsPerCTA, ArrayRef<int64_t> order) {
+  Bases bases;
+  bases.shape.assign(shape.begin(), shape.end());
+  SmallVector<int64_t> covered(shape.size(), 1);
+  for (int64_t d : order)
+    bases.add(bases.reg, covered, d, sizePerThread[d]);
+  for (int64_t d : order)
+    bases.add(bases.lane, covered, d, threadsPerWarp[d]);
+  for (int64_t d : order)
+    bases.add(bases.warp, covered, d, warpsPerCTA[d]);
+  // Repetitions cover what the layout's tile does not.
+  for (int64_t d : order) {
+    int64_t more = covered[d] < shape[d] ? shape[d] / covered[d] : 1;
+    bases.add(bases.reg, covered, d, more);
+  }
+  return bases;
+}
+
+/// |bases| without dimension |dim|.
+void dropDim(Bases &bases, int64_t dim) {
+  bases.shape.erase(bases.shape.begin() + dim);
+  for (SmallVector<Coords> *list : {&bases.reg, &bases.lane, &bases.warp})
+    for (Coords &c : *list)
+      c.erase(c.begin() + dim);
+}
+
+FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
+                         Location loc) {
+  if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(layout)) {
+    if (blocked.getRank() != static_cast<int64_t>(shape.size()))
+      return emitError(loc) << "layout rank does not match the tile's";
+    return blockedBases(shape, blocked.getSizePerThread(),
+                        blocked.getThreadsPerWarp(), blocked.getWarpsPerCTA(),
+                        blocked.getOrder());
+  }
+  if (auto slice = dyn_cast<tile::SliceLayoutAttr>(layout)) {
+    SmallVector<int64_t> parentShape(shape);
+    int64_t dim = slice.getDim();
+    if (dim > static_cast<int64_t>(shape.size()))
+      return emitError(loc) << "slice dimension out of range";
+    parentShape.insert(parentShape.begin() + dim, 1);
+    FailureOr<Bases> parent = basesOf(slice.getParent(), parentShape, loc);
+    if (failed(parent))
+      return failure();
+    dropDim(*parent, dim);
+    return parent;
+  }
+  if (auto operand = dyn_cast<tile::DotOperandLayoutAttr>(layout)) {
+    if (!isa<tile::BlockedLayoutAttr>(operand.getParent()))
+      return emitError(loc)
+             << "the generic lowering computes dots of blocked layouts only; "
+                "this operand's parent is "
+             << operand.getParent();
+    int64_t rank = shape.size();
+    if (rank < 2)
+      return emitError(loc) << "a dot operand has rank 2 or 3";
+    // A is [.., M, K], B is [.., K, N]: the parent places M (N) and the
+    // batch; every thread holds all of K.
+    int64_t kDim = operand.getOpIdx() == 0 ? rank - 1 : rank - 2;
+    SmallVector<int64_t> parentShape(shape);
+    parentShape[kDim] = 1;
+    FailureOr<Bases> parent = basesOf(operand.getParent(), parentShape, loc);
+    if (failed(parent))
+      return failure();
+    parent->shape[kDim] = shape[kDim];
+    SmallVector<Coords> kRegs;
+    for (int64_t k = 1; k < shape[kDim]; k *= 2) {
+      Coords basis(rank, 0);
+      basis[kDim] = k;
+      kRegs.push_back(basis);
+    }
+    parent->reg.insert(parent->reg.begin(), kRegs.begin(), kRegs.end());
+    return parent;
+  }
+  if (isa<tile::MatrixLayoutAttr>(layout))
+    return emitError(loc) << "the generic lowering does not distribute "
+                             "matrix-unit layouts (" << layout
+                          << "); the target's lowering must";
+  return emitError(loc) << "not a distributed layout: " << layout;
+}
+
+DistLayout expand(const Bases &bases) {
+  DistLayout layout;
+  layout.shape = bases.shape;
+  layout.laneBases = bases.lane;
+  layout.warpBases = bases.warp;
+  // Registers: bases that are zero would only repeat registers.
+  SmallVector<Coords> regBases;
+  for (const Coords &c : bases.reg)
+    if (!isZero(c))
+      regBases.push_back(c);
+  int64_t count = int64_t(1) << regBases.size();
+  for (int64_t r = 0; r < count; ++r) {
+    Coords coords(bases.shape.size(), 0);
+    for (auto [bit, basis] : llvm::enumerate(regBases))
+      if (r & (int64_t(1) << bit))
+        for (auto [d, c] : llvm::enumerate(basis))
+          coords[d] ^= c;
+    layout.regOffsets.push_back(coords);
+  }
+  return layout;
+}
+
+} // namespace
+
+FailureOr<DistLayout> DistLowerer::layoutOf(RankedTensorType type,
+                                            Location loc) {
+  Attribute encoding = type.getEncoding();
+  FailureOr<Bases> bases;
+  if (!encoding) {
+    // The default: Triton's coalesced rule over a row-major tile.
+    SmallVector<unsigned> order;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d)
+      order.push_back(d);
+    Type elem = type.getElementType();
+    unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
+    backend::BlockedLayout blocked = backend::defaultBlockedLayout(
+        type.getShape(), std::max(bits, 8u), order, numWarps, warpSize, 16, 1);
+    auto widen = [](ArrayRef<unsigned> v) {
+      return SmallVector<int64_t>(v.begin(), v.end());
+    };
+    bases = blockedBases(type.getShape(), widen(blocked.sizePerThread),
+                         widen(blocked.threadsPerWarp),
+                         widen(blocked.warpsPerBlock), widen(blocked.order));
+  } else {
+    bases = basesOf(encoding, type.getShape(), loc);
+  }
+  if (failed(bases))
+    return failure();
+  unsigned laneBits = llvm::Log2_32(warpSize);
+  unsigned warpBits = llvm::Log2_32(numWarps);
+  if (bases->lane.size() != laneBits || bases->warp.size() != warpBits)
+    return emitError(loc) << "the layout " << encoding << " is for "
+                          << (int64_t(1) << bases->lane.size())
+                          << " threads per warp and "
+                          << (int64_t(1) << bases->warp.size())
+                          << " warps; the kernel runs " << warpSize
+                          << " and " << numWarps;
+  return expand(*bases);
+}
+
+//===----------------------------------------------------------------------===//
+// Thread coordinates
+//===----------------------------------------------------------------------===//
+
+ArrayRef<Value> DistLowerer::threadCoords(const DistLayout &layout) {
+  std::vector<int64_t> key = layout.threadKey();
+  auto it = threadCoordCache.find(key);
+  if (it != threadCoordCache.end())
+    return it->second;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(prologueEnd);
+  Location loc = prologueEnd->getLoc();
+  SmallVector<Value> coords;
+  for (int64_t d = 0; d < layout.getRank(); ++d) {
+    Value coord = constI32(loc, 0);
+    auto addBits = [&](ArrayRef<Coords> bases, Value id) {
+      for (auto [bit, basis] : llvm::enumerate(bases)) {
+        if (basis[d] == 0)
+          continue;
+        Value set = b.create<arith::AndIOp>(
+            loc, b.create<arith::ShRUIOp>(loc, id, constI32(loc, bit)),
+            constI32(loc, 1));
+        Value term = b.create<arith::MulIOp>(loc, set, constI32(loc, basis[d]));
+        coord = b.create<arith::XOrIOp>(loc, coord, term);
+      }
+    };
+    addBits(layout.laneBases, laneId);
+    addBits(layout.warpBases, warpId);
+    coords.push_back(coord);
+  }
+  return threadCoordCache[key] = coords;
+}
+
+SmallVector<Value> DistLowerer::regCoords(Location loc,
+                                          const DistLayout &layout,
+                                          int64_t reg) {
+  ArrayRef<Value> thread = threadCoords(layout);
+  SmallVector<Value> coords;
+  for (int64_t d = 0; d < layout.getRank(); ++d) {
+    int64_t offset = layout.regOffsets[reg][d];
+    coords.push_back(offset == 0 ? thread[d]
+                                 : b.create<arith::XOrIOp>(
+                                       loc, thread[d], constI32(loc, offset))
+                                       .getResult());
+  }
+  return coords;
+}
+
+Value DistLowerer::isOwner(const DistLayout &layout) {
+  std::vector<int64_t> key = layout.threadKey();
+  auto it = ownerCache.find(key);
+  if (it != ownerCache.end())
+    return it->second;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(prologueEnd);
+  Location loc = prologueEnd->getLoc();
+  int64_t laneMask = 0, warpMask = 0;
+  for (auto [bit, basis] : llvm::enumerate(layout.laneBases))
+    if (isZero(basis))
+      laneMask |= int64_t(1) << bit;
+  for (auto [bit, basis] : llvm::enumerate(layout.warpBases))
+    if (isZero(basis))
+      warpMask |= int64_t(1) << bit;
+  Value owner = b.create<arith::ConstantIntOp>(loc, 1, 1);
+  auto require = [&](Value id, int64_t mask) {
+    if (mask == 0)
+      return;
+    Value bits = b.create<arith::AndIOp>(loc, id, constI32(loc, mask));
+    owner = b.create<arith::AndIOp>(
+        loc, owner,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, bits,
+                                constI32(loc, 0)));
+  };
+  require(laneId, laneMask);
+  require(warpId, warpMask);
+  return ownerCache[key] = owner;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+void DistLowerer::reserveShared(uint64_t bytes) {
+  sharedBytes = std::max(sharedBytes, llvm::alignTo(bytes, 16));
+}
+
+Value DistLowerer::sharedAddress(Location loc, int64_t offset, Type elem,
+                                 Value index) {
+  Value base = scratchBase;
+  if (offset != 0)
+    base = b.create<LLVM::GEPOp>(loc, base.getType(), b.getI8Type(), base,
+                                 ArrayRef<LLVM::GEPArg>{
+                                     static_cast<int32_t>(offset)});
+  return b.create<LLVM::GEPOp>(loc, base.getType(), storageType(elem), base,
+                               ValueRange{index});
+}
+
+Value DistLowerer::loadShared(Location loc, int64_t offset, Type elem,
+                              Value index) {
+  Value value = b.create<LLVM::LoadOp>(loc, storageType(elem),
+                                       sharedAddress(loc, offset, elem, index));
+  if (elem.isInteger(1))
+    value = b.create<arith::TruncIOp>(loc, b.getI1Type(), value);
+  return value;
+}
+
+void DistLowerer::storeShared(Location loc, int64_t offset, Type elem,
+                              Value index, Value value) {
+  if (elem.isInteger(1))
+    value = b.create<arith::ExtUIOp>(loc, b.getI8Type(), value);
+  b.create<LLVM::StoreOp>(loc, value, sharedAddress(loc, offset, elem, index));
+}
+
+Value DistLowerer::linearIndex(Location loc, ArrayRef<Value> coords,
+                               ArrayRef<int64_t> shape) {
+  Value linear;
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    if (shape[d] != 1) {
+      Value term = stride == 1 ? coords[d]
+                               : b.create<arith::MulIOp>(
+                                     loc, coords[d], constI32(loc, stride))
+                                     .getResult();
+      linear = linear ? b.create<arith::AddIOp>(loc, linear, term).getResult()
+                      : term;
+    }
+    stride *= shape[d];
+  }
+  return linear ? linear : constI32(loc, 0);
+}
+
+void DistLowerer::stageOut(Location loc, const DistLayout &layout,
+                           ArrayRef<Value> values, Type elem, int64_t offset) {
+  int64_t numElements = 1;
+  for (int64_t size : layout.shape)
+    numElements *= size;
+  reserveShared(offset + numElements * storageBytes(elem));
+  for (auto [r, value] : llvm::enumerate(values))
+    storeShared(loc, offset, elem,
+                linearIndex(loc, regCoords(loc, layout, r), layout.shape),
+                value);
+}
+
+SmallVector<Value>
+DistLowerer::stageIn(Location loc, const DistLayout &layout, Type elem,
+                     int64_t offset,
+                     llvm::function_ref<Value(ArrayRef<Value>)> indexOf) {
+  SmallVector<Value> values;
+  for (int64_t r = 0; r < layout.getNumRegs(); ++r)
+    values.push_back(
+        loadShared(loc, offset, elem, indexOf(regCoords(loc, layout, r))));
+  return values;
+}
+
+SmallVector<Value> DistLowerer::convert(Location loc, const DistLayout &from,
+                                        ArrayRef<Value> values, Type elem,
+                                        const DistLayout &to) {
+  if (from.sameThreadPart(to)) {
+    SmallVector<Value> result;
+    for (const Coords &coords : to.regOffsets) {
+      int64_t reg = from.findReg(coords);
+      if (reg < 0)
+        break;
+      result.push_back(values[reg]);
+    }
+    if (static_cast<int64_t>(result.size()) == to.getNumRegs())
+      return result;
+  }
+  stageOut(loc, from, values, elem, 0);
+  barrier(loc);
+  SmallVector<Value> result =
+      stageIn(loc, to, elem, 0, [&](ArrayRef<Value> coords) {
+        return linearIndex(loc, coords, to.shape);
+      });
+  barrier(loc);
+  return result;
+}

@@ -1,0 +1,278 @@
+//===- DistLowering.cpp - Distributed lowering: walking, control flow -----===//
+
+#include "DistLowering.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+DistLowerer::DistLowerer(ModuleOp module, const backend::TargetHooks &hooks,
+                         const ModuleAxisInfo &axisInfo, unsigned numWarps)
+    : Lowerer(module, hooks, axisInfo), numWarps(numWarps),
+      warpSize(hooks.getWarpSize()) {}
+
+SmallVector<Value> DistLowerer::flatten(ValueRange olds) {
+  SmallVector<Value> result;
+  for (Value old : olds) {
+    if (isTile(old.getType()))
+      llvm::append_range(result, regsOf(old));
+    else
+      result.push_back(lookup(old));
+  }
+  return result;
+}
+
+FailureOr<SmallVector<Type>> DistLowerer::flattenTypes(ValueRange olds,
+                                                       Location loc) {
+  SmallVector<Type> result;
+  for (Value old : olds) {
+    auto tile = dyn_cast<RankedTensorType>(old.getType());
+    if (!tile) {
+      result.push_back(scalarType(old.getType()));
+      continue;
+    }
+    FailureOr<DistLayout> layout = layoutOf(tile, loc);
+    if (failed(layout))
+      return failure();
+    result.append(layout->getNumRegs(), computeType(tile.getElementType()));
+  }
+  return result;
+}
+
+void DistLowerer::unflatten(ValueRange olds, ValueRange news) {
+  unsigned next = 0;
+  for (Value old : olds) {
+    auto tile = dyn_cast<RankedTensorType>(old.getType());
+    if (!tile) {
+      map.map(old, news[next++]);
+      continue;
+    }
+    // Layouts were computed by flattenTypes before: cannot fail here.
+    int64_t count = layoutOf(tile, old.getLoc())->getNumRegs();
+    setRegs(old, SmallVector<Value>(news.slice(next, count)));
+    next += count;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow: tiles travel as their registers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+LogicalResult lowerBody(DistLowerer &l, Block &oldBlock) {
+  for (Operation &inner : oldBlock.without_terminator())
+    if (failed(l.lowerDistOp(&inner)))
+      return failure();
+  return success();
+}
+
+LogicalResult lowerFor(DistLowerer &l, scf::ForOp op) {
+  Location loc = op.getLoc();
+  if (failed(l.flattenTypes(op.getResults(), loc)))
+    return failure();
+  auto loop = l.b.create<scf::ForOp>(
+      loc, l.lookup(op.getLowerBound()), l.lookup(op.getUpperBound()),
+      l.lookup(op.getStep()), l.flatten(op.getInitArgs()));
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    loop->setAttr(attr.getName(), attr.getValue());
+  {
+    OpBuilder::InsertionGuard guard(l.b);
+    Block *body = loop.getBody();
+    if (!body->empty())
+      body->getTerminator()->erase();
+    l.b.setInsertionPointToEnd(body);
+    l.map.map(op.getInductionVar(), loop.getInductionVar());
+    l.unflatten(op.getRegionIterArgs(), loop.getRegionIterArgs());
+    if (failed(lowerBody(l, *op.getBody())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
+    l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
+  }
+  l.unflatten(op.getResults(), loop.getResults());
+  return success();
+}
+
+LogicalResult lowerIf(DistLowerer &l, scf::IfOp op) {
+  Location loc = op.getLoc();
+  FailureOr<SmallVector<Type>> types = l.flattenTypes(op.getResults(), loc);
+  if (failed(types))
+    return failure();
+  auto newIf = l.b.create<scf::IfOp>(loc, *types, l.lookup(op.getCondition()),
+                                     /*withElseRegion=*/true);
+  for (auto [oldRegion, newRegion] :
+       {std::pair<Region *, Region *>{&op.getThenRegion(),
+                                      &newIf.getThenRegion()},
+        {&op.getElseRegion(), &newIf.getElseRegion()}}) {
+    OpBuilder::InsertionGuard guard(l.b);
+    Block *block = &newRegion->front();
+    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
+      block->back().erase();
+    l.b.setInsertionPointToEnd(block);
+    if (oldRegion->empty()) {
+      l.b.create<scf::YieldOp>(loc);
+      continue;
+    }
+    Block &oldBlock = oldRegion->front();
+    if (failed(lowerBody(l, oldBlock)))
+      return failure();
+    auto yield = cast<scf::YieldOp>(oldBlock.getTerminator());
+    l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
+  }
+  l.unflatten(op.getResults(), newIf.getResults());
+  return success();
+}
+
+LogicalResult lowerWhile(DistLowerer &l, scf::WhileOp op) {
+  Location loc = op.getLoc();
+  FailureOr<SmallVector<Type>> beforeTypes =
+      l.flattenTypes(op.getBefore().getArguments(), loc);
+  FailureOr<SmallVector<Type>> afterTypes =
+      l.flattenTypes(op.getAfter().getArguments(), loc);
+  if (failed(beforeTypes) || failed(afterTypes))
+    return failure();
+  auto newWhile =
+      l.b.create<scf::WhileOp>(loc, *afterTypes, l.flatten(op.getInits()));
+  OpBuilder::InsertionGuard outerGuard(l.b);
+  Block *before =
+      l.b.createBlock(&newWhile.getBefore(), {}, *beforeTypes,
+                      SmallVector<Location>(beforeTypes->size(), loc));
+  Block *after =
+      l.b.createBlock(&newWhile.getAfter(), {}, *afterTypes,
+                      SmallVector<Location>(afterTypes->size(), loc));
+  {
+    OpBuilder::InsertionGuard guard(l.b);
+    l.b.setInsertionPointToEnd(before);
+    l.unflatten(op.getBefore().getArguments(), before->getArguments());
+    Block &oldBefore = op.getBefore().front();
+    if (failed(lowerBody(l, oldBefore)))
+      return failure();
+    auto cond = cast<scf::ConditionOp>(oldBefore.getTerminator());
+    l.b.create<scf::ConditionOp>(cond.getLoc(), l.lookup(cond.getCondition()),
+                                 l.flatten(cond.getArgs()));
+  }
+  {
+    OpBuilder::InsertionGuard guard(l.b);
+    l.b.setInsertionPointToEnd(after);
+    l.unflatten(op.getAfter().getArguments(), after->getArguments());
+    Block &oldAfter = op.getAfter().front();
+    if (failed(lowerBody(l, oldAfter)))
+      return failure();
+    auto yield = cast<scf::YieldOp>(oldAfter.getTerminator());
+    l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
+  }
+  l.unflatten(op.getResults(), newWhile.getResults());
+  l.b.setInsertionPointAfter(newWhile);
+  return success();
+}
+
+bool touchesTiles(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isTile) ||
+         llvm::any_of(op->getResultTypes(), isTile);
+}
+
+/// A scalar store or atomic: one thread acts; an atomic's old value reaches
+/// the others through shared memory.
+LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
+  Location loc = op->getLoc();
+  OpBuilder &b = l.b;
+  Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                        l.threadId, l.constI32(loc, 0));
+  bool hasResult = op->getNumResults() == 1 && !op->getResult(0).use_empty();
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, first, false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    for (auto family : {lowerLoadStoreFamily, lowerAtomicFamily})
+      if (std::optional<LogicalResult> result = family(l, op)) {
+        if (failed(*result))
+          return failure();
+        break;
+      }
+    if (hasResult) {
+      Type elem = op->getResult(0).getType();
+      l.reserveShared(l.storageBytes(elem));
+      l.storeShared(loc, 0, elem, l.constI32(loc, 0),
+                    l.scalarToCompute(loc, l.lookup(op->getResult(0)), elem));
+    }
+  }
+  if (hasResult) {
+    Type elem = op->getResult(0).getType();
+    l.barrier(loc);
+    Value value = l.loadShared(loc, 0, elem, l.constI32(loc, 0));
+    if (isa<tile::PointerType>(elem))
+      value = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), value);
+    l.barrier(loc);
+    l.map.map(op->getResult(0), value);
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult DistLowerer::lowerDistBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(lowerDistOp(&op)))
+      return failure();
+  return success();
+}
+
+LogicalResult DistLowerer::lowerDistOp(Operation *op) {
+  b.setInsertionPointToEnd(b.getInsertionBlock());
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return lowerFor(*this, loop);
+  if (auto ifOp = dyn_cast<scf::IfOp>(op))
+    return lowerIf(*this, ifOp);
+  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
+    return lowerWhile(*this, whileOp);
+  if (isa<tile::ReturnOp>(op)) {
+    if (op->getNumOperands() != 0)
+      return unsupported(op, "kernels return nothing");
+    b.create<LLVM::ReturnOp>(op->getLoc(), ValueRange{});
+    return success();
+  }
+  if (!touchesTiles(op)) {
+    if (isa<tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(op))
+      return lowerScalarSideEffect(*this, op);
+    if (isa<tile::DebugBarrierOp>(op)) {
+      barrier(op->getLoc());
+      return success();
+    }
+    for (auto family : {lowerElementwiseFamily, lowerLoadStoreFamily,
+                        lowerShapeFamily, lowerReduceScanFamily,
+                        lowerAtomicFamily, lowerDebugFamily})
+      if (std::optional<LogicalResult> result = family(*this, op))
+        return *result;
+    return unsupported(op, "no lowering for this operation");
+  }
+  for (auto family : {lowerDistElementwise, lowerDistMemory,
+                      lowerDistReduceScan, lowerDistShape, lowerDistDot,
+                      lowerDistDebug})
+    if (std::optional<LogicalResult> result = family(*this, op))
+      return *result;
+  return unsupported(op, "no distributed lowering for this operation");
+}
+
+LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
+                                                       tile::FuncOp kernel) {
+  if (!llvm::isPowerOf2_32(l.numWarps) || !llvm::isPowerOf2_32(l.warpSize))
+    return kernel.emitError() << "num_warps (" << l.numWarps
+                              << ") and the warp size (" << l.warpSize
+                              << ") must be powers of 2";
+  Location loc = kernel.getLoc();
+  OpBuilder &b = l.b;
+  l.scratchBase = l.hooks.buildScratchBase(b, loc);
+  if (!l.scratchBase)
+    return kernel.emitError(
+        "the target provides no shared memory for the distributed lowering");
+  l.threadId = l.hooks.buildThreadId(b, loc);
+  l.laneId = b.create<arith::AndIOp>(loc, l.threadId,
+                                     l.constI32(loc, l.warpSize - 1));
+  l.warpId = b.create<arith::ShRUIOp>(
+      loc, l.threadId, l.constI32(loc, llvm::Log2_32(l.warpSize)));
+  // Per-thread values computed once go before this marker.
+  l.prologueEnd = b.create<arith::ConstantIntOp>(loc, 0, 32);
+  return l.lowerDistBlock(kernel.getBody().front());
+}

@@ -1,0 +1,190 @@
+//===- DistLowering.h - The distributed (many threads) lowering -*- C++ -*-===//
+//
+// The execution model of the GPUs: a program runs on numWarps x warpSize
+// threads, and each tile is spread over their registers as its layout
+// says. A layout becomes a DistLayout, a linear layout over GF(2) in the
+// manner of Triton's LinearLayout: the coordinates of register r of lane l
+// of warp w are
+//     regOffsets[r]  XOR  (XOR of laneBases[i] for the set bits i of l)
+//                    XOR  (XOR of warpBases[j] for the set bits j of w).
+// A lane or warp basis that is all zero means the threads that differ in
+// that bit hold the same elements (the tile is smaller than the layout:
+// replication); stores and atomics then act in one of them only.
+//
+// A tile value becomes the list of its registers (scalars in the chunk
+// form of Lowerer: i64 for pointers, i8 bits for fp8, i1 for booleans).
+// Work that crosses threads - reductions across warps, scans, layout
+// conversions, shape ops whose registers do not line up, dot operands - goes
+// through shared memory from TargetHooks::buildScratchBase: write, barrier,
+// read, barrier (every staging starts at offset 0; the kernel's shared
+// memory is the largest staging). Files:
+//   DistLayout.cpp       layouts to DistLayout, thread coordinates, staging
+//   DistLowering.cpp     walking, control flow, the entry
+//   DistElementwise.cpp  constants, splat, make_range, elementwise ops
+//   DistMemory.cpp       loads, stores (vectorized per thread), atomics
+//   DistReduceScan.cpp   reduce (registers, shuffles, warps), scan
+//   DistShape.cpp        convert_layout, broadcast, expand_dims, reshape,
+//                        trans, join, split, cat, gather, histogram
+//   DistDot.cpp          tl.dot as fused multiply-adds per thread
+//   DistDebug.cpp        print, assert, debug_barrier
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_LIB_CONVERSION_TILETOLLVM_DISTLOWERING_H
+#define TEGULA_LIB_CONVERSION_TILETOLLVM_DISTLOWERING_H
+
+#include "LoweringImpl.h"
+
+#include <map>
+
+namespace tegula::lowering {
+
+/// Coordinates of one element, one entry per dimension.
+using Coords = llvm::SmallVector<int64_t, 4>;
+
+/// Where the elements of a tile live across the threads of a program.
+struct DistLayout {
+  llvm::SmallVector<int64_t, 4> shape;
+  /// The coordinates of each register of lane 0 of warp 0.
+  llvm::SmallVector<Coords> regOffsets;
+  /// One per bit of the lane id (log2 warpSize of them).
+  llvm::SmallVector<Coords> laneBases;
+  /// One per bit of the warp id (log2 numWarps of them).
+  llvm::SmallVector<Coords> warpBases;
+
+  int64_t getRank() const { return shape.size(); }
+  int64_t getNumRegs() const { return regOffsets.size(); }
+  /// Whether some threads hold the same elements as others.
+  bool hasReplication() const;
+  /// Whether lanes and warps place elements identically in both.
+  bool sameThreadPart(const DistLayout &other) const;
+  bool operator==(const DistLayout &other) const {
+    return shape == other.shape && regOffsets == other.regOffsets &&
+           sameThreadPart(other);
+  }
+  /// A key identifying the thread part (for caching thread coordinates).
+  std::vector<int64_t> threadKey() const;
+  /// The register holding |coords| in lane 0 warp 0 terms, or -1.
+  int64_t findReg(llvm::ArrayRef<int64_t> coords) const;
+};
+
+/// The distributed lowering. It reuses Lowerer's types and scalar builders
+/// (scalar ops are lowered by the one-thread families, which never touch
+/// scratch for them).
+class DistLowerer : public Lowerer {
+public:
+  DistLowerer(mlir::ModuleOp module, const backend::TargetHooks &hooks,
+              const ModuleAxisInfo &axisInfo, unsigned numWarps);
+
+  unsigned numWarps;
+  unsigned warpSize;
+  /// The registers of each tile value.
+  llvm::DenseMap<mlir::Value, llvm::SmallVector<mlir::Value>> regs;
+  /// Where per-thread values computed once are inserted (the entry block,
+  /// before the body).
+  mlir::Operation *prologueEnd = nullptr;
+  mlir::Value threadId, laneId, warpId;
+  /// Thread coordinates per layout thread part.
+  std::map<std::vector<int64_t>, llvm::SmallVector<mlir::Value>> threadCoordCache;
+  std::map<std::vector<int64_t>, mlir::Value> ownerCache;
+  /// The shared memory the largest staging needs.
+  uint64_t sharedBytes = 0;
+
+  // --- Layouts --------------------------------------------------------------
+  /// The DistLayout of tile type |type| (its encoding, or the default
+  /// blocked layout); failure (reported at |loc|) for layouts this lowering
+  /// does not distribute (matrix-unit layouts).
+  mlir::FailureOr<DistLayout> layoutOf(mlir::RankedTensorType type,
+                                       mlir::Location loc);
+  /// Per dimension, the i32 coordinate contributed by this thread's lane
+  /// and warp (computed once, in the prologue).
+  llvm::ArrayRef<mlir::Value> threadCoords(const DistLayout &layout);
+  /// The i32 coordinates of register |reg|.
+  llvm::SmallVector<mlir::Value> regCoords(mlir::Location loc,
+                                           const DistLayout &layout,
+                                           int64_t reg);
+  /// i1: whether this thread is the one among its replicas that acts (true
+  /// when the layout has no replication).
+  mlir::Value isOwner(const DistLayout &layout);
+
+  // --- Values -------------------------------------------------------------
+  llvm::ArrayRef<mlir::Value> regsOf(mlir::Value old) const {
+    return regs.find(old)->second;
+  }
+  void setRegs(mlir::Value old, llvm::SmallVector<mlir::Value> values) {
+    regs[old] = std::move(values);
+  }
+  /// The flattened new values of |olds| (a tile's registers, or a scalar).
+  llvm::SmallVector<mlir::Value> flatten(mlir::ValueRange olds);
+  /// The flattened new types of |olds|.
+  mlir::FailureOr<llvm::SmallVector<mlir::Type>>
+  flattenTypes(mlir::ValueRange olds, mlir::Location loc);
+  /// Maps |olds| to consecutive values of |news| (the inverse of flatten).
+  void unflatten(mlir::ValueRange olds, mlir::ValueRange news);
+
+  // --- Shared memory --------------------------------------------------------
+  /// Reserves |bytes| of shared memory for one staging (offset 0 on).
+  void reserveShared(uint64_t bytes);
+  /// The address of element |index| (i32) of an array of |elem| at byte
+  /// |offset| of shared memory.
+  mlir::Value sharedAddress(mlir::Location loc, int64_t offset,
+                            mlir::Type elem, mlir::Value index);
+  mlir::Value loadShared(mlir::Location loc, int64_t offset, mlir::Type elem,
+                         mlir::Value index);
+  void storeShared(mlir::Location loc, int64_t offset, mlir::Type elem,
+                   mlir::Value index, mlir::Value value);
+  /// Writes the registers |values| of a tile of |layout| row-major to shared
+  /// memory at byte |offset|.
+  void stageOut(mlir::Location loc, const DistLayout &layout,
+                llvm::ArrayRef<mlir::Value> values, mlir::Type elem,
+                int64_t offset);
+  /// Reads each register of |layout| from shared memory at byte |offset|,
+  /// element indexOf(coordinates) (i32).
+  llvm::SmallVector<mlir::Value>
+  stageIn(mlir::Location loc, const DistLayout &layout, mlir::Type elem,
+          int64_t offset,
+          llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)> indexOf);
+  /// Row-major linear index (i32) of |coords| in |shape|.
+  mlir::Value linearIndex(mlir::Location loc, llvm::ArrayRef<mlir::Value> coords,
+                          llvm::ArrayRef<int64_t> shape);
+  /// The registers of a tile of layout |from| rearranged for layout |to| of
+  /// the same shape (registers directly when the thread parts agree, else
+  /// through shared memory).
+  llvm::SmallVector<mlir::Value> convert(mlir::Location loc,
+                                         const DistLayout &from,
+                                         llvm::ArrayRef<mlir::Value> values,
+                                         mlir::Type elem, const DistLayout &to);
+  void barrier(mlir::Location loc) { hooks.buildBarrier(b, loc); }
+
+  // --- Walking --------------------------------------------------------------
+  mlir::LogicalResult lowerDistBlock(mlir::Block &block);
+  mlir::LogicalResult lowerDistOp(mlir::Operation *op);
+};
+
+/// Whether |type| is a tile.
+inline bool isTile(mlir::Type type) {
+  return mlir::isa<mlir::RankedTensorType>(type);
+}
+
+// Op families of the distributed lowering: std::nullopt when |op| is not one
+// of their ops.
+std::optional<mlir::LogicalResult> lowerDistElementwise(DistLowerer &l,
+                                                        mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDistMemory(DistLowerer &l,
+                                                   mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDistReduceScan(DistLowerer &l,
+                                                       mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDistShape(DistLowerer &l,
+                                                  mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDistDot(DistLowerer &l,
+                                                mlir::Operation *op);
+std::optional<mlir::LogicalResult> lowerDistDebug(DistLowerer &l,
+                                                  mlir::Operation *op);
+
+/// The distributed lowering of |kernel| into |fn| (DistLowering.cpp).
+mlir::LogicalResult lowerDistributedKernel(DistLowerer &l, tile::FuncOp kernel);
+
+
+} // namespace tegula::lowering
+
+#endif // TEGULA_LIB_CONVERSION_TILETOLLVM_DISTLOWERING_H

@@ -1,0 +1,398 @@
+//===- DistMemory.cpp - Loads, stores and atomics of distributed tiles ----===//
+//
+// Each thread accesses its own registers. Registers that the layout makes
+// consecutive along one dimension, and that the axis analysis proves
+// contiguous and aligned in memory (with a mask constant over them), are one
+// vector access of up to 16 bytes (ld.global.v4 on NVIDIA); a masked access
+// is a branch around it, masked-off loads reading |other| (zero without
+// one). Stores and atomics act in one thread of each group of replicas.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistLowering.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+namespace {
+
+/// How many consecutive registers form one vector access (1: none).
+int64_t vectorWidth(DistLowerer &l, const DistLayout &layout, Value ptrs,
+                    Value mask, int64_t elemBytes) {
+  int64_t numRegs = layout.getNumRegs();
+  if (numRegs < 2)
+    return 1;
+  // The dimension registers 0 and 1 differ in by one element.
+  int64_t dim = -1;
+  for (int64_t d = 0; d < layout.getRank(); ++d) {
+    Coords step(layout.getRank(), 0);
+    step[d] = 1;
+    Coords diff(layout.getRank());
+    for (int64_t e = 0; e < layout.getRank(); ++e)
+      diff[e] = layout.regOffsets[1][e] ^ layout.regOffsets[0][e];
+    if (diff == step)
+      dim = d;
+  }
+  if (dim < 0)
+    return 1;
+  AxisInfo info = l.axisInfo.get(ptrs);
+  if (!info.isInitialized() || info.getRank() != layout.getRank())
+    return 1;
+  int64_t limit = std::min<int64_t>(16 / elemBytes, numRegs);
+  limit = std::min(limit, info.getContiguity(dim));
+  limit = std::min(limit, info.getDivisibility(dim) / elemBytes);
+  if (mask) {
+    AxisInfo maskInfo = l.axisInfo.get(mask);
+    if (!maskInfo.isInitialized() || maskInfo.getRank() != layout.getRank())
+      return 1;
+    limit = std::min(limit, maskInfo.getConstancy(dim));
+  }
+  auto fits = [&](int64_t width) {
+    for (const SmallVector<Coords> *bases :
+         {&layout.laneBases, &layout.warpBases})
+      for (const Coords &basis : *bases)
+        if (basis[dim] % width != 0)
+          return false;
+    for (int64_t r = 0; r < numRegs; ++r) {
+      const Coords &first = layout.regOffsets[r - r % width];
+      if (first[dim] % width != 0)
+        return false;
+      Coords expected = first;
+      expected[dim] += r % width;
+      if (layout.regOffsets[r] != expected)
+        return false;
+    }
+    return true;
+  };
+  int64_t width = 1;
+  while (width * 2 <= limit && numRegs % (width * 2) == 0 && fits(width * 2))
+    width *= 2;
+  return width;
+}
+
+/// |values| (scalars in chunk form) as one value in memory form: a vector
+/// when there are several.
+Value packForMemory(DistLowerer &l, Location loc, ArrayRef<Value> values,
+                    Type elem) {
+  OpBuilder &b = l.b;
+  auto toMemory = [&](Value v) -> Value {
+    if (elem.isInteger(1))
+      return b.create<arith::ExtUIOp>(loc, b.getI8Type(), v);
+    return v;
+  };
+  if (values.size() == 1)
+    return toMemory(values.front());
+  Type storage = l.storageType(elem);
+  auto type = VectorType::get({static_cast<int64_t>(values.size())}, storage);
+  Value vector = b.create<LLVM::PoisonOp>(loc, type);
+  for (auto [i, v] : llvm::enumerate(values))
+    vector = b.create<LLVM::InsertElementOp>(loc, type, vector, toMemory(v),
+                                             l.constI32(loc, i));
+  return vector;
+}
+
+/// The inverse of packForMemory for |width| values.
+SmallVector<Value> unpackFromMemory(DistLowerer &l, Location loc, Value packed,
+                                    Type elem, int64_t width) {
+  OpBuilder &b = l.b;
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < width; ++i) {
+    Value v = width == 1 ? packed
+                         : b.create<LLVM::ExtractElementOp>(
+                               loc, packed, l.constI32(loc, i))
+                               .getResult();
+    if (elem.isInteger(1))
+      v = b.create<arith::TruncIOp>(loc, b.getI1Type(), v);
+    values.push_back(v);
+  }
+  return values;
+}
+
+/// Runs |body| only where |condition| (null: always) holds.
+void guarded(DistLowerer &l, Location loc, Value condition,
+             llvm::function_ref<void()> body) {
+  if (!condition) {
+    body();
+    return;
+  }
+  OpBuilder::InsertionGuard guard(l.b);
+  auto ifOp = l.b.create<scf::IfOp>(loc, TypeRange{}, condition, false);
+  l.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+/// condition ? taken() : otherwise(), computing only the side taken.
+Value select(DistLowerer &l, Location loc, Type type, Value condition,
+             llvm::function_ref<Value()> taken,
+             llvm::function_ref<Value()> otherwise) {
+  OpBuilder::InsertionGuard guard(l.b);
+  auto ifOp = l.b.create<scf::IfOp>(loc, type, condition, true);
+  l.b.setInsertionPointToStart(ifOp.thenBlock());
+  l.b.create<scf::YieldOp>(loc, taken());
+  l.b.setInsertionPointToStart(ifOp.elseBlock());
+  l.b.create<scf::YieldOp>(loc, otherwise());
+  return ifOp.getResult(0);
+}
+
+Value andValues(DistLowerer &l, Location loc, Value a, Value b) {
+  if (!a)
+    return b;
+  if (!b)
+    return a;
+  return l.b.create<arith::AndIOp>(loc, a, b);
+}
+
+Value zeroOf(DistLowerer &l, Location loc, Type type) {
+  return l.b.create<arith::ConstantOp>(loc, l.b.getZeroAttr(type));
+}
+
+LogicalResult lowerLoad(DistLowerer &l, tile::LoadOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(op.getType());
+  Type elem = type.getElementType();
+  FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+  if (failed(layout))
+    return failure();
+  int64_t elemBytes = l.storageBytes(elem);
+  int64_t width = vectorWidth(l, *layout, op.getPtr(), op.getMask(), elemBytes);
+  Type storage = l.storageType(elem);
+  Type memType =
+      width == 1 ? storage : VectorType::get({width}, storage);
+  ArrayRef<Value> ptrs = l.regsOf(op.getPtr());
+  SmallVector<Value> result;
+  for (int64_t r = 0; r < layout->getNumRegs(); r += width) {
+    Value address = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), ptrs[r]);
+    auto load = [&]() -> Value {
+      return b.create<LLVM::LoadOp>(loc, memType, address,
+                                    static_cast<unsigned>(width * elemBytes),
+                                    op.getIsVolatile());
+    };
+    Value packed;
+    if (op.getMask()) {
+      packed = select(l, loc, memType, l.regsOf(op.getMask())[r], load, [&] {
+        if (op.getOther())
+          return packForMemory(
+              l, loc, l.regsOf(op.getOther()).slice(r, width), elem);
+        return zeroOf(l, loc, memType);
+      });
+    } else {
+      packed = load();
+    }
+    llvm::append_range(result, unpackFromMemory(l, loc, packed, elem, width));
+  }
+  l.setRegs(op.getResult(), result);
+  return success();
+}
+
+LogicalResult lowerStore(DistLowerer &l, tile::StoreOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(op.getValue().getType());
+  Type elem = type.getElementType();
+  FailureOr<DistLayout> layout =
+      l.layoutOf(cast<RankedTensorType>(op.getPtr().getType()), loc);
+  if (failed(layout))
+    return failure();
+  int64_t elemBytes = l.storageBytes(elem);
+  int64_t width = vectorWidth(l, *layout, op.getPtr(), op.getMask(), elemBytes);
+  Value owner = layout->hasReplication() ? l.isOwner(*layout) : Value();
+  ArrayRef<Value> ptrs = l.regsOf(op.getPtr());
+  ArrayRef<Value> values = l.regsOf(op.getValue());
+  for (int64_t r = 0; r < layout->getNumRegs(); r += width) {
+    Value mask = op.getMask() ? l.regsOf(op.getMask())[r] : Value();
+    guarded(l, loc, andValues(l, loc, mask, owner), [&] {
+      Value address = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), ptrs[r]);
+      b.create<LLVM::StoreOp>(loc,
+                              packForMemory(l, loc, values.slice(r, width), elem),
+                              address, static_cast<unsigned>(width * elemBytes));
+    });
+  }
+  return success();
+}
+
+/// Per register of a block pointer's tile: its address and whether the
+/// checked dimensions are in bounds (null when nothing is checked).
+void forEachBlockRegister(
+    DistLowerer &l, Location loc, const DistLayout &layout, Value packed,
+    Type elem, ArrayRef<int32_t> boundaryCheck,
+    llvm::function_ref<void(int64_t reg, Value address, Value inBounds)> body) {
+  OpBuilder &b = l.b;
+  BlockPointer bp = unpackBlockPointer(l, loc, packed, layout.getRank());
+  for (int64_t r = 0; r < layout.getNumRegs(); ++r) {
+    SmallVector<Value> coords = l.regCoords(loc, layout, r);
+    Value offset = l.constI64(loc, 0);
+    Value inBounds;
+    for (int64_t d = 0; d < layout.getRank(); ++d) {
+      Value position = b.create<arith::ExtSIOp>(
+          loc, b.getI64Type(),
+          b.create<arith::AddIOp>(loc, bp.offsets[d], coords[d]));
+      offset = b.create<arith::AddIOp>(
+          loc, offset, b.create<arith::MulIOp>(loc, position, bp.strides[d]));
+      if (llvm::is_contained(boundaryCheck, static_cast<int32_t>(d))) {
+        Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                            position, l.constI64(loc, 0));
+        Value high = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
+                                             position, bp.shape[d]);
+        inBounds = andValues(l, loc, inBounds,
+                             b.create<arith::AndIOp>(loc, low, high));
+      }
+    }
+    Value address = b.create<LLVM::GEPOp>(loc, l.ptrType(), l.storageType(elem),
+                                          bp.base, ValueRange{offset});
+    body(r, address, inBounds);
+  }
+}
+
+SmallVector<int32_t> boundaryChecks(std::optional<ArrayRef<int32_t>> checks) {
+  if (!checks)
+    return {};
+  return SmallVector<int32_t>(checks->begin(), checks->end());
+}
+
+LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(op.getType());
+  Type elem = type.getElementType();
+  Type memType = l.storageType(elem);
+  FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+  if (failed(layout))
+    return failure();
+  Value padding;
+  if (op.getPadding() && *op.getPadding() == tile::PaddingOption::nan) {
+    auto floatType = dyn_cast<FloatType>(memType);
+    if (!floatType)
+      return l.unsupported(op, "NaN padding of a non-float tile");
+    padding = b.create<arith::ConstantOp>(
+        loc, b.getFloatAttr(floatType,
+                            APFloat::getNaN(floatType.getFloatSemantics())));
+  } else {
+    padding = zeroOf(l, loc, memType);
+  }
+  SmallVector<Value> result;
+  forEachBlockRegister(
+      l, loc, *layout, l.lookup(op.getPtr()), elem,
+      boundaryChecks(op.getBoundaryCheck()),
+      [&](int64_t, Value address, Value inBounds) {
+        auto load = [&]() -> Value {
+          return b.create<LLVM::LoadOp>(loc, memType, address,
+                                        l.storageBytes(elem),
+                                        op.getIsVolatile());
+        };
+        Value value = inBounds ? select(l, loc, memType, inBounds, load,
+                                        [&] { return padding; })
+                               : load();
+        result.push_back(unpackFromMemory(l, loc, value, elem, 1).front());
+      });
+  l.setRegs(op.getResult(), result);
+  return success();
+}
+
+LogicalResult lowerBlockStore(DistLowerer &l, tile::StoreOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(op.getValue().getType());
+  Type elem = type.getElementType();
+  FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+  if (failed(layout))
+    return failure();
+  Value owner = layout->hasReplication() ? l.isOwner(*layout) : Value();
+  ArrayRef<Value> values = l.regsOf(op.getValue());
+  forEachBlockRegister(
+      l, loc, *layout, l.lookup(op.getPtr()), elem,
+      boundaryChecks(op.getBoundaryCheck()),
+      [&](int64_t r, Value address, Value inBounds) {
+        guarded(l, loc, andValues(l, loc, inBounds, owner), [&] {
+          b.create<LLVM::StoreOp>(loc,
+                                  packForMemory(l, loc, values[r], elem),
+                                  address, l.storageBytes(elem));
+        });
+      });
+  return success();
+}
+
+LogicalResult lowerAtomic(DistLowerer &l, Operation *op, Value ptrs,
+                          ArrayRef<Value> operands, Value mask) {
+  Location loc = op->getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  Type elem = type.getElementType();
+  FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+  if (failed(layout))
+    return failure();
+  bool replicated = layout->hasReplication();
+  Value owner = replicated ? l.isOwner(*layout) : Value();
+  Type valueType = l.computeType(elem);
+  SmallVector<Value> result;
+  for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+    Value condition =
+        andValues(l, loc, mask ? l.regsOf(mask)[r] : Value(), owner);
+    SmallVector<Value> values;
+    for (Value operand : operands)
+      values.push_back(l.regsOf(operand)[r]);
+    Value address = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(),
+                                               l.regsOf(ptrs)[r]);
+    if (!condition) {
+      FailureOr<Value> old = buildAtomic(l, op, address, values);
+      if (failed(old))
+        return failure();
+      result.push_back(*old);
+      continue;
+    }
+    auto ifOp = b.create<scf::IfOp>(loc, valueType, condition, true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      FailureOr<Value> old = buildAtomic(l, op, address, values);
+      if (failed(old))
+        return failure();
+      b.create<scf::YieldOp>(loc, *old);
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      b.create<scf::YieldOp>(loc, zeroOf(l, loc, valueType));
+    }
+    result.push_back(ifOp.getResult(0));
+  }
+  if (replicated && !op->getResult(0).use_empty()) {
+    // The replicas read the old values the owners saw.
+    OpBuilder::InsertionGuard guard(b);
+    for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
+      Value index =
+          l.linearIndex(loc, l.regCoords(loc, *layout, r), layout->shape);
+      guarded(l, loc, owner,
+              [&] { l.storeShared(loc, 0, elem, index, result[r]); });
+    }
+    l.reserveShared(type.getNumElements() * l.storageBytes(elem));
+    l.barrier(loc);
+    result = l.stageIn(loc, *layout, elem, 0, [&](ArrayRef<Value> coords) {
+      return l.linearIndex(loc, coords, layout->shape);
+    });
+    l.barrier(loc);
+  }
+  l.setRegs(op->getResult(0), result);
+  return success();
+}
+
+bool isBlockPointer(Value ptr) {
+  auto type = dyn_cast<tile::PointerType>(ptr.getType());
+  return type && isa<RankedTensorType>(type.getPointeeType());
+}
+
+} // namespace
+
+std::optional<LogicalResult>
+tegula::lowering::lowerDistMemory(DistLowerer &l, Operation *op) {
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    return isBlockPointer(load.getPtr()) ? lowerBlockLoad(l, load)
+                                         : lowerLoad(l, load);
+  if (auto store = dyn_cast<tile::StoreOp>(op))
+    return isBlockPointer(store.getPtr()) ? lowerBlockStore(l, store)
+                                          : lowerStore(l, store);
+  if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
+    return lowerAtomic(l, op, rmw.getPtr(), {rmw.getVal()}, rmw.getMask());
+  if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
+    return lowerAtomic(l, op, cas.getPtr(), {cas.getCmp(), cas.getVal()},
+                       Value());
+  return std::nullopt;
+}

@@ -1,0 +1,411 @@
+//===- DistShape.cpp - Layout conversions and shape ops -------------------===//
+//
+// Each op says which source element a result element holds (a map of
+// coordinates). When every thread already holds, in its registers, the
+// source elements of its result registers, the result is those registers;
+// otherwise the source goes through shared memory (write row-major,
+// barrier, each result register reads its element, barrier).
+//
+//===----------------------------------------------------------------------===//
+
+#include "DistLowering.h"
+
+using namespace mlir;
+using namespace tegula;
+using namespace tegula::lowering;
+
+namespace {
+
+using CoordMap = llvm::function_ref<Coords(ArrayRef<int64_t>)>;
+
+/// The registers of a result of layout |to| whose element c is the source
+/// element regMap(c), when the source's registers (layout |from|) already
+/// hold them in every thread: the thread parts must correspond through
+/// baseMap, the linear part of regMap.
+std::optional<SmallVector<Value>> mapRegisters(const DistLayout &from,
+                                               ArrayRef<Value> values,
+                                               const DistLayout &to,
+                                               CoordMap baseMap,
+                                               CoordMap regMap) {
+  for (auto [toBases, fromBases] :
+       {std::pair{&to.laneBases, &from.laneBases},
+        std::pair{&to.warpBases, &from.warpBases}})
+    for (auto [toBasis, fromBasis] : llvm::zip(*toBases, *fromBases))
+      if (baseMap(toBasis) != fromBasis)
+        return std::nullopt;
+  SmallVector<Value> result;
+  for (const Coords &coords : to.regOffsets) {
+    int64_t reg = from.findReg(regMap(coords));
+    if (reg < 0)
+      return std::nullopt;
+    result.push_back(values[reg]);
+  }
+  return result;
+}
+
+/// Source coordinates as i32 values, from result coordinates.
+using ValueCoordMap =
+    llvm::function_ref<SmallVector<Value>(ArrayRef<Value>)>;
+
+/// The result of a one-source shape op: registers when they line up, else
+/// through shared memory.
+LogicalResult lowerMapped(DistLowerer &l, Operation *op, Value src,
+                          Value result, CoordMap map, ValueCoordMap valueMap) {
+  Location loc = op->getLoc();
+  auto srcType = cast<RankedTensorType>(src.getType());
+  auto resultType = cast<RankedTensorType>(result.getType());
+  FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+  FailureOr<DistLayout> to = l.layoutOf(resultType, loc);
+  if (failed(from) || failed(to))
+    return failure();
+  if (std::optional<SmallVector<Value>> direct =
+          mapRegisters(*from, l.regsOf(src), *to, map, map)) {
+    l.setRegs(result, *direct);
+    return success();
+  }
+  Type elem = srcType.getElementType();
+  l.stageOut(loc, *from, l.regsOf(src), elem, 0);
+  l.barrier(loc);
+  l.setRegs(result, l.stageIn(loc, *to, elem, 0, [&](ArrayRef<Value> coords) {
+    return l.linearIndex(loc, valueMap(coords), srcType.getShape());
+  }));
+  l.barrier(loc);
+  return success();
+}
+
+/// Row-major coordinates of linear index |linear| in |shape|.
+Coords delinearize(int64_t linear, ArrayRef<int64_t> shape) {
+  Coords coords(shape.size());
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    coords[d] = linear % shape[d];
+    linear /= shape[d];
+  }
+  return coords;
+}
+
+int64_t linearize(ArrayRef<int64_t> coords, ArrayRef<int64_t> shape) {
+  int64_t linear = 0;
+  for (auto [c, size] : llvm::zip(coords, shape))
+    linear = linear * size + c;
+  return linear;
+}
+
+LogicalResult lowerReshape(DistLowerer &l, Operation *op) {
+  Location loc = op->getLoc();
+  Value src = op->getOperand(0);
+  ArrayRef<int64_t> in = cast<RankedTensorType>(src.getType()).getShape();
+  ArrayRef<int64_t> out =
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  // Tile shapes are powers of two: the map relabels the bits of the linear
+  // index, so it is linear over GF(2) as mapRegisters needs.
+  return lowerMapped(
+      l, op, src, op->getResult(0),
+      [&](ArrayRef<int64_t> c) { return delinearize(linearize(c, out), in); },
+      [&](ArrayRef<Value> coords) {
+        Value linear = l.linearIndex(loc, coords, out);
+        SmallVector<Value> result(in.size());
+        for (int64_t d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d) {
+          result[d] = l.b.create<arith::RemUIOp>(loc, linear,
+                                                 l.constI32(loc, in[d]));
+          linear = l.b.create<arith::DivUIOp>(loc, linear,
+                                              l.constI32(loc, in[d]));
+        }
+        return result;
+      });
+}
+
+LogicalResult lowerJoin(DistLowerer &l, tile::JoinOp op) {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getLhs().getType());
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+  FailureOr<DistLayout> to = l.layoutOf(type, loc);
+  if (failed(from) || failed(to))
+    return failure();
+  int64_t last = type.getRank() - 1;
+  auto drop = [&](ArrayRef<int64_t> c) {
+    Coords result(c);
+    result.pop_back();
+    return result;
+  };
+  bool lastInRegisters = llvm::all_of(to->laneBases, [&](const Coords &c) {
+    return c[last] == 0;
+  }) && llvm::all_of(to->warpBases, [&](const Coords &c) {
+    return c[last] == 0;
+  });
+  if (lastInRegisters) {
+    SmallVector<Value> result;
+    bool ok = true;
+    for (const Coords &coords : to->regOffsets) {
+      DistLayout one = *to;
+      one.regOffsets = {coords};
+      Value part = coords[last] ? op.getRhs() : op.getLhs();
+      std::optional<SmallVector<Value>> value =
+          mapRegisters(*from, l.regsOf(part), one, drop, drop);
+      if (!value) {
+        ok = false;
+        break;
+      }
+      result.push_back(value->front());
+    }
+    if (ok) {
+      l.setRegs(op.getResult(), result);
+      return success();
+    }
+  }
+  Type elem = srcType.getElementType();
+  int64_t n = srcType.getNumElements();
+  l.stageOut(loc, *from, l.regsOf(op.getLhs()), elem, 0);
+  l.stageOut(loc, *from, l.regsOf(op.getRhs()), elem, n * l.storageBytes(elem));
+  l.barrier(loc);
+  l.setRegs(op.getResult(),
+            l.stageIn(loc, *to, elem, 0, [&](ArrayRef<Value> coords) {
+              Value inner = l.linearIndex(loc, coords.drop_back(),
+                                          srcType.getShape());
+              return l.b.create<arith::AddIOp>(
+                  loc, inner,
+                  l.b.create<arith::MulIOp>(loc, coords.back(),
+                                            l.constI32(loc, n)));
+            }));
+  l.barrier(loc);
+  return success();
+}
+
+LogicalResult lowerSplit(DistLowerer &l, tile::SplitOp op) {
+  Location loc = op.getLoc();
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+  if (failed(from))
+    return failure();
+  bool staged = false;
+  for (auto [k, result] : llvm::enumerate(op.getResults())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    FailureOr<DistLayout> to = l.layoutOf(type, loc);
+    if (failed(to))
+      return failure();
+    auto base = [](ArrayRef<int64_t> c) {
+      Coords result(c);
+      result.push_back(0);
+      return result;
+    };
+    auto withK = [&](ArrayRef<int64_t> c) {
+      Coords result(c);
+      result.push_back(k);
+      return result;
+    };
+    if (std::optional<SmallVector<Value>> direct =
+            mapRegisters(*from, l.regsOf(op.getSrc()), *to, base, withK)) {
+      l.setRegs(result, *direct);
+      continue;
+    }
+    Type elem = srcType.getElementType();
+    if (!staged) {
+      l.stageOut(loc, *from, l.regsOf(op.getSrc()), elem, 0);
+      l.barrier(loc);
+      staged = true;
+    }
+    l.setRegs(result, l.stageIn(loc, *to, elem, 0, [&](ArrayRef<Value> c) {
+      SmallVector<Value> coords(c);
+      coords.push_back(l.constI32(loc, k));
+      return l.linearIndex(loc, coords, srcType.getShape());
+    }));
+  }
+  if (staged)
+    l.barrier(loc);
+  return success();
+}
+
+LogicalResult lowerCat(DistLowerer &l, tile::CatOp op) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  Type elem = type.getElementType();
+  FailureOr<DistLayout> to = l.layoutOf(type, loc);
+  if (failed(to))
+    return failure();
+  // Row-major concatenation: the parts one after the other.
+  int64_t offset = 0;
+  for (Value part : {op.getLhs(), op.getRhs()}) {
+    auto partType = cast<RankedTensorType>(part.getType());
+    FailureOr<DistLayout> from = l.layoutOf(partType, loc);
+    if (failed(from))
+      return failure();
+    l.stageOut(loc, *from, l.regsOf(part), elem, offset);
+    offset += partType.getNumElements() * l.storageBytes(elem);
+  }
+  l.barrier(loc);
+  l.setRegs(op.getResult(),
+            l.stageIn(loc, *to, elem, 0, [&](ArrayRef<Value> coords) {
+              return l.linearIndex(loc, coords, type.getShape());
+            }));
+  l.barrier(loc);
+  return success();
+}
+
+LogicalResult lowerGather(DistLowerer &l, tile::GatherOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  auto idxType = cast<RankedTensorType>(op.getIndices().getType());
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+  FailureOr<DistLayout> idxLayout = l.layoutOf(idxType, loc);
+  FailureOr<DistLayout> to = l.layoutOf(type, loc);
+  if (failed(from) || failed(idxLayout) || failed(to))
+    return failure();
+  SmallVector<Value> indices =
+      l.convert(loc, *idxLayout, l.regsOf(op.getIndices()),
+                idxType.getElementType(), *to);
+  Type elem = srcType.getElementType();
+  int64_t axis = op.getAxis();
+  l.stageOut(loc, *from, l.regsOf(op.getSrc()), elem, 0);
+  l.barrier(loc);
+  SmallVector<Value> result;
+  for (int64_t r = 0; r < to->getNumRegs(); ++r) {
+    SmallVector<Value> coords = l.regCoords(loc, *to, r);
+    Value at = indices[r];
+    Type atType = at.getType();
+    if (!atType.isInteger(32))
+      at = atType.getIntOrFloatBitWidth() < 32
+               ? b.create<arith::ExtSIOp>(loc, b.getI32Type(), at).getResult()
+               : b.create<arith::TruncIOp>(loc, b.getI32Type(), at).getResult();
+    at = b.create<arith::MaxSIOp>(loc, at, l.constI32(loc, 0));
+    at = b.create<arith::MinSIOp>(loc, at,
+                                  l.constI32(loc, srcType.getDimSize(axis) - 1));
+    coords[axis] = at;
+    result.push_back(l.loadShared(
+        loc, 0, elem, l.linearIndex(loc, coords, srcType.getShape())));
+  }
+  l.barrier(loc);
+  l.setRegs(op.getResult(), result);
+  return success();
+}
+
+LogicalResult lowerHistogram(DistLowerer &l, tile::HistogramOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+  FailureOr<DistLayout> to = l.layoutOf(type, loc);
+  if (failed(from) || failed(to))
+    return failure();
+  Type i32 = b.getI32Type();
+  int64_t bins = type.getNumElements();
+  l.reserveShared(bins * 4);
+  {
+    auto zero = b.create<scf::ForOp>(loc, l.threadId, l.constI32(loc, bins),
+                                     l.constI32(loc, l.numWarps * l.warpSize));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(zero.getBody()->getTerminator());
+    l.storeShared(loc, 0, i32, zero.getInductionVar(), l.constI32(loc, 0));
+  }
+  l.barrier(loc);
+  Value owner = from->hasReplication() ? l.isOwner(*from) : Value();
+  for (int64_t r = 0; r < from->getNumRegs(); ++r) {
+    Value v = l.regsOf(op.getSrc())[r];
+    if (!v.getType().isInteger(64))
+      v = b.create<arith::ExtSIOp>(loc, b.getI64Type(), v);
+    Value ok = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v,
+                                l.constI64(loc, 0)),
+        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v,
+                                l.constI64(loc, bins)));
+    if (op.getMask())
+      ok = b.create<arith::AndIOp>(loc, ok, l.regsOf(op.getMask())[r]);
+    if (owner)
+      ok = b.create<arith::AndIOp>(loc, ok, owner);
+    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, ok, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    Value index = b.create<arith::TruncIOp>(loc, i32, v);
+    b.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add,
+                                l.sharedAddress(loc, 0, i32, index),
+                                l.constI32(loc, 1),
+                                LLVM::AtomicOrdering::monotonic);
+  }
+  l.barrier(loc);
+  l.setRegs(op.getResult(),
+            l.stageIn(loc, *to, i32, 0, [&](ArrayRef<Value> coords) {
+              return coords.front();
+            }));
+  l.barrier(loc);
+  return success();
+}
+
+} // namespace
+
+std::optional<LogicalResult>
+tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
+  Location loc = op->getLoc();
+  if (isa<tile::ConvertLayoutOp>(op)) {
+    auto identity = [](ArrayRef<int64_t> c) { return Coords(c); };
+    return lowerMapped(l, op, op->getOperand(0), op->getResult(0), identity,
+                       [](ArrayRef<Value> c) { return SmallVector<Value>(c); });
+  }
+  if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
+    ArrayRef<int64_t> in =
+        cast<RankedTensorType>(broadcast.getSrc().getType()).getShape();
+    return lowerMapped(
+        l, op, broadcast.getSrc(), broadcast.getResult(),
+        [&](ArrayRef<int64_t> c) {
+          Coords result(c);
+          for (auto [d, size] : llvm::enumerate(in))
+            if (size == 1)
+              result[d] = 0;
+          return result;
+        },
+        [&](ArrayRef<Value> c) {
+          SmallVector<Value> result(c);
+          for (auto [d, size] : llvm::enumerate(in))
+            if (size == 1)
+              result[d] = l.constI32(loc, 0);
+          return result;
+        });
+  }
+  if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+    int64_t axis = expand.getAxis();
+    return lowerMapped(
+        l, op, expand.getSrc(), expand.getResult(),
+        [&](ArrayRef<int64_t> c) {
+          Coords result(c);
+          result.erase(result.begin() + axis);
+          return result;
+        },
+        [&](ArrayRef<Value> c) {
+          SmallVector<Value> result(c);
+          result.erase(result.begin() + axis);
+          return result;
+        });
+  }
+  if (isa<tile::ReshapeOp>(op))
+    return lowerReshape(l, op);
+  if (auto trans = dyn_cast<tile::TransOp>(op)) {
+    ArrayRef<int32_t> order = trans.getOrder();
+    return lowerMapped(
+        l, op, trans.getSrc(), trans.getResult(),
+        [&](ArrayRef<int64_t> c) {
+          Coords result(c.size());
+          for (auto [k, value] : llvm::enumerate(c))
+            result[order[k]] = value;
+          return result;
+        },
+        [&](ArrayRef<Value> c) {
+          SmallVector<Value> result(c.size());
+          for (auto [k, value] : llvm::enumerate(c))
+            result[order[k]] = value;
+          return result;
+        });
+  }
+  if (auto join = dyn_cast<tile::JoinOp>(op))
+    return lowerJoin(l, join);
+  if (auto split = dyn_cast<tile::SplitOp>(op))
+    return lowerSplit(l, split);
+  if (auto cat = dyn_cast<tile::CatOp>(op))
+    return lowerCat(l, cat);
+  if (auto gather = dyn_cast<tile::GatherOp>(op))
+    return lowerGather(l, gather);
+  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
+    return lowerHistogram(l, histogram);
+  return std::nullopt;
+}

@@ -31,6 +31,14 @@ LogicalResult TargetHooks::buildAssertFailure(OpBuilder &, Location,
   return failure();
 }
 
+FailureOr<llvm::SmallVector<Value>>
+TargetHooks::buildMatrixMultiply(OpBuilder &, Location, llvm::StringRef,
+                                 llvm::ArrayRef<int64_t>,
+                                 llvm::ArrayRef<int64_t>, ValueRange,
+                                 ValueRange, ValueRange) const {
+  return failure();
+}
+
 namespace {
 
 gpu::Dimension toDimension(Axis axis) {

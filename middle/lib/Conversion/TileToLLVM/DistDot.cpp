@@ -39,6 +39,95 @@ operandRegisters(DistLowerer &l, tile::DotOp op, Value operand, int64_t opIdx,
   return std::pair{*to, values};
 }
 
+/// A dot in a matrix-unit layout: per instruction tile of the accumulator
+/// and per K step, the fragments go to TargetHooks::buildMatrixMultiply.
+LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
+                             tile::MatrixLayoutAttr matrix) {
+  Location loc = op.getLoc();
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto dType = cast<RankedTensorType>(op.getD().getType());
+  Type aElem = aType.getElementType();
+  Type bElem = cast<RankedTensorType>(op.getB().getType()).getElementType();
+  if (!(aElem.isF16() || aElem.isBF16()) || aElem != bElem ||
+      !dType.getElementType().isF32())
+    return l.unsupported(op, "nvidia.mma dots take f16 or bf16 operands and "
+                             "an f32 accumulator");
+  FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
+  FailureOr<DistLayout> cLayout =
+      l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);
+  if (failed(dLayout) || failed(cLayout))
+    return failure();
+  auto a = operandRegisters(l, op, op.getA(), 0, matrix);
+  auto b = operandRegisters(l, op, op.getB(), 1, matrix);
+  if (failed(a) || failed(b))
+    return failure();
+  SmallVector<Value> acc = l.convert(loc, *cLayout, l.regsOf(op.getC()),
+                                     dType.getElementType(), *dLayout);
+  int64_t rank = dType.getRank();
+  int64_t m = rank - 2, n = rank - 1;
+  int64_t instrK = 16;
+  int64_t k = aType.getDimSize(rank - 1);
+  if (k % instrK != 0)
+    return l.unsupported(op, "K must be a multiple of 16 for nvidia.mma");
+  auto find = [&](const DistLayout &layout, Coords coords) -> int64_t {
+    return layout.findReg(coords);
+  };
+  for (auto [r, coords] : llvm::enumerate(dLayout->regOffsets)) {
+    if ((coords[m] & 8) || (coords[n] & 1))
+      continue;
+    auto at = [&](int64_t dm, int64_t dn) {
+      Coords c(coords);
+      c[m] += dm;
+      c[n] += dn;
+      return c;
+    };
+    SmallVector<int64_t> cRegs;
+    for (auto [dm, dn] : {std::pair<int64_t, int64_t>{0, 0}, {0, 1}, {8, 0},
+                          {8, 1}})
+      cRegs.push_back(find(*dLayout, at(dm, dn)));
+    if (llvm::is_contained(cRegs, -1))
+      return l.unsupported(op, "the dot's tile is smaller than an nvidia.mma "
+                               "instruction");
+    SmallVector<Value> c;
+    for (int64_t reg : cRegs)
+      c.push_back(acc[reg]);
+    for (int64_t kBase = 0; kBase < k; kBase += instrK) {
+      SmallVector<Value> aFragment, bFragment;
+      for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {0, 1}, {8, 0},
+                            {8, 1}, {0, 8}, {0, 9}, {8, 8}, {8, 9}}) {
+        Coords coordsA(coords);
+        coordsA[m] += dm;
+        coordsA[n] = kBase + dk;
+        int64_t reg = find(a->first, coordsA);
+        if (reg < 0)
+          return l.unsupported(op, "dot operand A does not line up with the "
+                                   "nvidia.mma fragments");
+        aFragment.push_back(a->second[reg]);
+      }
+      for (int64_t dk : {0, 1, 8, 9}) {
+        Coords coordsB(coords);
+        coordsB[m] = kBase + dk;
+        int64_t reg = find(b->first, coordsB);
+        if (reg < 0)
+          return l.unsupported(op, "dot operand B does not line up with the "
+                                   "nvidia.mma fragments");
+        bFragment.push_back(b->second[reg]);
+      }
+      FailureOr<SmallVector<Value>> d = l.hooks.buildMatrixMultiply(
+          l.b, loc, matrix.getKind(), matrix.getVersion(),
+          matrix.getInstrShape(), aFragment, bFragment, c);
+      if (failed(d))
+        return l.unsupported(op, "the target has no " + matrix.getKind() +
+                                     " instruction for these types");
+      c = *d;
+    }
+    for (auto [i, reg] : llvm::enumerate(cRegs))
+      acc[reg] = c[i];
+  }
+  l.setRegs(op.getD(), acc);
+  return success();
+}
+
 LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
@@ -57,9 +146,11 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
     return l.unsupported(op, "a dot whose result has no layout (run "
                              "tile::assignLayouts first)");
   }
+  if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(parent))
+    return lowerMatrixDot(l, op, matrix);
   if (!isa<tile::BlockedLayoutAttr>(parent))
-    return l.unsupported(op, "the generic lowering computes dots in blocked "
-                             "layouts only");
+    return l.unsupported(op, "a dot whose result is neither blocked nor a "
+                             "matrix-unit layout");
   FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
   FailureOr<DistLayout> cLayout =
       l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);

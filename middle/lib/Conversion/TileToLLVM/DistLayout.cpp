@@ -95,6 +95,90 @@ void dropDim(Bases &bases, int64_t dim) {
       c.erase(c.begin() + dim);
 }
 
+/// Appends |count| (a power of 2) zero bases to |list|: threads that hold
+/// the same elements.
+void addZeros(Bases &bases, SmallVector<Coords> &list, int64_t count) {
+  for (int64_t i = 1; i < count; i *= 2)
+    list.push_back(Coords(bases.shape.size(), 0));
+}
+
+/// The "nvidia.mma" version 2 family (PTX mma.sync m16n8k16 on 16-bit
+/// inputs): the accumulator (|opIdx| -1) or operand |opIdx| of a dot whose
+/// accumulator spreads warps as |warps|. With g = lane / 4, t = lane % 4, a
+/// warp's fragments are: C c0..c3 at (g, 2t + {0,1}), (g + 8, 2t + {0,1});
+/// A a0..a7 at (g, 2t + {0,1}), (g + 8, ..), (g, 2t + 8 + {0,1}),
+/// (g + 8, 2t + 8 + ..); B b0..b3 at (k = 2t + {0,1}, n = g),
+/// (k = 2t + 8 + {0,1}, g). Warps tile M first, then N, then the batch;
+/// repetitions cover the rest. Register order follows the fragments.
+FailureOr<Bases> mmaV2Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
+                            int64_t opIdx, Location loc) {
+  int64_t rank = shape.size();
+  if ((rank != 2 && rank != 3) ||
+      static_cast<int64_t>(warps.size()) != rank)
+    return emitError(loc) << "an nvidia.mma layout has rank 2 or 3";
+  Bases bases;
+  bases.shape.assign(shape.begin(), shape.end());
+  SmallVector<int64_t> covered(rank, 1);
+  int64_t m = rank - 2, n = rank - 1, batch = rank == 3 ? 0 : -1;
+  int64_t wm = warps[m], wn = warps[n], wb = batch >= 0 ? warps[batch] : 1;
+  auto batchWarps = [&] {
+    if (batch >= 0)
+      bases.add(bases.warp, covered, batch, wb);
+  };
+  auto reps = [&](ArrayRef<int64_t> dims) {
+    for (int64_t d : dims)
+      if (covered[d] < shape[d])
+        bases.add(bases.reg, covered, d, shape[d] / covered[d]);
+  };
+  if (opIdx < 0) {
+    bases.add(bases.reg, covered, n, 2);
+    bases.add(bases.lane, covered, n, 4);
+    bases.add(bases.lane, covered, m, 8);
+    bases.add(bases.reg, covered, m, 2);
+    bases.add(bases.warp, covered, m, wm);
+    bases.add(bases.warp, covered, n, wn);
+    batchWarps();
+    reps({n, m});
+  } else if (opIdx == 0) {
+    int64_t k = n; // A is [.., M, K]
+    bases.add(bases.reg, covered, k, 2);
+    bases.add(bases.lane, covered, k, 4);
+    bases.add(bases.lane, covered, m, 8);
+    bases.add(bases.reg, covered, m, 2);
+    bases.add(bases.reg, covered, k, 2);
+    bases.add(bases.warp, covered, m, wm);
+    addZeros(bases, bases.warp, wn);
+    batchWarps();
+    reps({k, m});
+  } else {
+    int64_t k = m, cols = n; // B is [.., K, N]
+    bases.add(bases.reg, covered, k, 2);
+    bases.add(bases.lane, covered, k, 4);
+    bases.add(bases.lane, covered, cols, 8);
+    bases.add(bases.reg, covered, k, 2);
+    addZeros(bases, bases.warp, wm);
+    bases.add(bases.warp, covered, cols, wn);
+    batchWarps();
+    reps({k, cols});
+  }
+  if (batch >= 0)
+    reps({batch});
+  return bases;
+}
+
+/// The bases of matrix layout |matrix|'s accumulator (opIdx -1) or operand.
+FailureOr<Bases> matrixBases(tile::MatrixLayoutAttr matrix,
+                             ArrayRef<int64_t> shape, int64_t opIdx,
+                             Location loc) {
+  if (matrix.getKind() == "nvidia.mma" && !matrix.getVersion().empty() &&
+      matrix.getVersion().front() == 2 &&
+      matrix.getInstrShape() == ArrayRef<int64_t>{16, 8})
+    return mmaV2Bases(shape, matrix.getWarpsPerCTA(), opIdx, loc);
+  return emitError(loc) << "the generic lowering does not distribute the "
+                           "matrix-unit layout "
+                        << matrix << " (it knows nvidia.mma v2 16x8)";
+}
+
 FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
                          Location loc) {
   if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(layout)) {
@@ -117,11 +201,11 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
     return parent;
   }
   if (auto operand = dyn_cast<tile::DotOperandLayoutAttr>(layout)) {
+    if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(operand.getParent()))
+      return matrixBases(matrix, shape, operand.getOpIdx(), loc);
     if (!isa<tile::BlockedLayoutAttr>(operand.getParent()))
-      return emitError(loc)
-             << "the generic lowering computes dots of blocked layouts only; "
-                "this operand's parent is "
-             << operand.getParent();
+      return emitError(loc) << "a dot operand of the parent layout "
+                            << operand.getParent();
     int64_t rank = shape.size();
     if (rank < 2)
       return emitError(loc) << "a dot operand has rank 2 or 3";
@@ -143,10 +227,8 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
     parent->reg.insert(parent->reg.begin(), kRegs.begin(), kRegs.end());
     return parent;
   }
-  if (isa<tile::MatrixLayoutAttr>(layout))
-    return emitError(loc) << "the generic lowering does not distribute "
-                             "matrix-unit layouts (" << layout
-                          << "); the target's lowering must";
+  if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(layout))
+    return matrixBases(matrix, shape, -1, loc);
   return emitError(loc) << "not a distributed layout: " << layout;
 }
 

@@ -10,7 +10,8 @@
 // distributed) the context has a fourth field, the i32 thread id; warps are
 // `warp-size` threads, barriers call `@test_barrier()` and shuffles
 // `@test_shuffle_xor(value, offset)` (and _up, _down, _idx), whose results
-// are the exchanged values. Scratch is then the shared memory.
+// are the exchanged values, and "nvidia.mma" instructions `@test_mma(a...,
+// b..., c...)`. Scratch is then the shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +129,26 @@ public:
     return result ? call.getResult() : Value();
   }
 
+  /// "nvidia.mma" fragments to `@test_mma(a..., b..., c...)` returning
+  /// the D fragment as a struct.
+  FailureOr<SmallVector<Value>>
+  buildMatrixMultiply(OpBuilder &b, Location loc, StringRef kind,
+                      ArrayRef<int64_t>, ArrayRef<int64_t>, ValueRange a,
+                      ValueRange bValues, ValueRange c) const override {
+    if (!distributed || kind != "nvidia.mma")
+      return failure();
+    SmallVector<Value> args(a);
+    args.append(bValues.begin(), bValues.end());
+    args.append(c.begin(), c.end());
+    SmallVector<Type> fields(c.getTypes());
+    Type result = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    Value d = callHook(b, loc, "test_mma", args, result);
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
+      values.push_back(
+          b.create<LLVM::ExtractValueOp>(loc, d, ArrayRef<int64_t>{i}));
+    return values;
+  }
   LogicalResult buildPrint(OpBuilder &b, Location loc, StringRef,
                            Value index, Value value, bool,
                            bool) const override {

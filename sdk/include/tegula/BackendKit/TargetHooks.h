@@ -7,13 +7,13 @@
 // the block barrier, cross-lane shuffles).
 //
 // Status: growing with its callers. middle/'s lowering (tegula/Conversion/
-// TileToLLVM.h) calls the program-id, scratch, print and assert hooks today
-// (the host plugin implements them); the thread, barrier and shuffle hooks
-// wait for the distributed (multi-thread) lowering of the GPU backends. The
-// interface grows with that lowering - likely next: shared-memory allocation base, matrix-unit
-// instruction builders (mma / wgmma, mfma / wmma, dpas), async copies,
-// atomics - and every addition is an ABI-neutral C++ change, because hooks
-// never cross the plugin C boundary: a plugin uses them inside itself.
+// TileToLLVM.h) calls the program-id, scratch, print and assert hooks in
+// both execution models (the host plugin implements them); its distributed
+// model (the GPUs) also calls the thread, barrier, shuffle and matrix-unit
+// hooks (the NVIDIA plugin implements them). Likely next: async copies,
+// warp-group matrix instructions - every addition is an ABI-neutral C++
+// change, because hooks never cross the plugin C boundary: a plugin uses
+// them inside itself.
 //
 // GpuDialectTargetHooks implements them with MLIR's `gpu` dialect, which
 // upstream conversions lower to NVVM (convert-gpu-to-nvvm), ROCDL
@@ -120,6 +120,19 @@ public:
                      llvm::StringRef message, llvm::StringRef file,
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const;
+  /// One matrix-unit instruction of the `#tile.matrix` family |kind|
+  /// (version, instruction shape as the layout says): D = A x B + C for the
+  /// fragments one thread holds, element by element in the order the
+  /// family's layout defines (middle/: DistLayout.cpp; for "nvidia.mma"
+  /// v2 m16n8k16 f16/bf16: 8 A, 4 B and 4 C elements of PTX mma.sync's
+  /// fragments a0..a7, b0..b3, c0..c3). Returns the D elements, or failure
+  /// (the default) when the target has no such instruction.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
+                      llvm::StringRef kind, llvm::ArrayRef<int64_t> version,
+                      llvm::ArrayRef<int64_t> instrShape,
+                      mlir::ValueRange a, mlir::ValueRange b,
+                      mlir::ValueRange c) const;
 };
 
 /// TargetHooks on MLIR's `gpu` dialect (gpu.block_id, gpu.grid_dim,

@@ -254,9 +254,12 @@ void AxisInfoAnalysis::setToEntryState(AxisInfoLattice *lattice) {
 void AxisInfoAnalysis::visitNonControlFlowArguments(
     Operation *op, const RegionSuccessor &successor,
     ArrayRef<AxisInfoLattice *> argLattices, unsigned firstIndex) {
-  // The induction variable of scf.for: lb + i * step, so its divisibility
-  // is what lb and step share.
-  if (auto forOp = dyn_cast<scf::ForOp>(op); forOp && firstIndex == 1) {
+  // The induction variable of scf.for (the body's argument 0, before the
+  // iter_args, when there are any): lb + i * step, so its divisibility is
+  // what lb and step share.
+  auto forOp = dyn_cast<scf::ForOp>(op);
+  if (forOp && successor.getSuccessor() == &forOp.getRegion() &&
+      !argLattices.empty() && firstIndex <= 1) {
     const AxisInfoLattice *lb =
         getLatticeElementFor(op, forOp.getLowerBound());
     const AxisInfoLattice *step =

@@ -31,6 +31,9 @@ LogicalResult TargetHooks::buildAssertFailure(OpBuilder &, Location,
   return failure();
 }
 
+void TargetHooks::buildAtomicFence(OpBuilder &, Location, bool, MemoryOrder,
+                                   MemoryScope) const {}
+
 FailureOr<llvm::SmallVector<Value>>
 TargetHooks::buildMatrixMultiply(OpBuilder &, Location, llvm::StringRef,
                                  llvm::ArrayRef<int64_t>,

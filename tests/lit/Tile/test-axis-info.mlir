@@ -113,3 +113,25 @@ tile.func @loop(%n: i32) {
   }
   tile.return
 }
+
+// -----
+
+// The induction variable of a loop without iter_args (its body's only
+// argument) is as divisible as the bounds and step too (regression: only
+// loops with iter_args were analysed, so layer norm's last loop lost its
+// 16-byte accesses).
+tile.func @loop_without_iter_args(%n: i32) {
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [1], constant = 64}}
+  %c64 = arith.constant 64 : i32
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  scf.for %i = %c0 to %n step %c64 : i32 {
+    // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [64]}}
+    %s = tile.splat %i : i32 -> tensor<64xi32>
+    // expected-remark @+1 {{contiguity = [64], divisibility = [64], constancy = [1]}}
+    %next = arith.addi %r, %s : tensor<64xi32>
+  }
+  tile.return
+}

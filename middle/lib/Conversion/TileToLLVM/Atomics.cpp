@@ -145,9 +145,59 @@ LogicalResult checkCAS(Lowerer &l, tile::AtomicCASOp cas) {
   return success();
 }
 
-/// Builds the atomic of |op| on |ptr| once its checks passed.
+backend::MemoryOrder memoryOrderOf(tile::MemSemantic sem) {
+  switch (sem) {
+  case tile::MemSemantic::relaxed:
+    return backend::MemoryOrder::Relaxed;
+  case tile::MemSemantic::acquire:
+    return backend::MemoryOrder::Acquire;
+  case tile::MemSemantic::release:
+    return backend::MemoryOrder::Release;
+  case tile::MemSemantic::acq_rel:
+    return backend::MemoryOrder::AcquireRelease;
+  }
+  return backend::MemoryOrder::AcquireRelease;
+}
+
+backend::MemoryScope memoryScopeOf(tile::MemSyncScope scope) {
+  switch (scope) {
+  case tile::MemSyncScope::cta:
+    return backend::MemoryScope::Block;
+  case tile::MemSyncScope::sys:
+    return backend::MemoryScope::System;
+  default:
+    return backend::MemoryScope::Device;
+  }
+}
+
+Value buildUnfenced(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
+                    Value ptr, ArrayRef<Value> values);
+
+/// Builds the atomic of |op| on |ptr| once its checks passed, with the
+/// target's fences around it.
 Value buildChecked(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
                    Value ptr, ArrayRef<Value> values) {
+  tile::MemSemantic sem;
+  tile::MemSyncScope scope;
+  if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op)) {
+    sem = rmw.getSem();
+    scope = rmw.getScope();
+  } else {
+    auto cas = cast<tile::AtomicCASOp>(op);
+    sem = cas.getSem();
+    scope = cas.getScope();
+  }
+  l.hooks.buildAtomicFence(l.b, op->getLoc(), /*before=*/true,
+                           memoryOrderOf(sem), memoryScopeOf(scope));
+  Value old = buildUnfenced(l, op, kind, ptr, values);
+  l.hooks.buildAtomicFence(l.b, op->getLoc(), /*before=*/false,
+                           memoryOrderOf(sem), memoryScopeOf(scope));
+  return old;
+}
+
+/// The atomic operation of |op| alone.
+Value buildUnfenced(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
+                    Value ptr, ArrayRef<Value> values) {
   OpBuilder &b = l.b;
   Location loc = op->getLoc();
   if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))

@@ -174,10 +174,15 @@ bool touchesTiles(Operation *op) {
 }
 
 /// A scalar store or atomic: one thread acts; an atomic's old value reaches
-/// the others through shared memory.
+/// the others through shared memory. Barriers before and after make it
+/// happen once for the whole program: every thread has done its earlier
+/// loads (a thread reading the location after the write would see another
+/// value than its peers and could take another branch), and every later
+/// load sees it.
 LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
   Location loc = op->getLoc();
   OpBuilder &b = l.b;
+  l.barrier(loc);
   Value first = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
                                         l.threadId, l.constI32(loc, 0));
   bool hasResult = op->getNumResults() == 1 && !op->getResult(0).use_empty();
@@ -198,9 +203,9 @@ LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
                     l.scalarToCompute(loc, l.lookup(op->getResult(0)), elem));
     }
   }
+  l.barrier(loc);
   if (hasResult) {
     Type elem = op->getResult(0).getType();
-    l.barrier(loc);
     Value value = l.loadShared(loc, 0, elem, l.constI32(loc, 0));
     if (isa<tile::PointerType>(elem))
       value = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), value);

@@ -50,6 +50,11 @@ enum class ShuffleKind {
   Index,
 };
 
+/// The memory ordering of an atomic (`sem=` of tl.atomic_*).
+enum class MemoryOrder { Relaxed, Acquire, Release, AcquireRelease };
+/// The scope an atomic's ordering reaches (`scope=`).
+enum class MemoryScope { Block, Device, System };
+
 /// The target-specific operations and numbers the generic lowering needs.
 /// Every builder inserts at |builder|'s insertion point, at |loc|, and
 /// returns the new value; all integers it returns are i32. Implementations
@@ -127,6 +132,15 @@ public:
   /// v2 m16n8k16 f16/bf16: 8 A, 4 B and 4 C elements of PTX mma.sync's
   /// fragments a0..a7, b0..b3, c0..c3). Returns the D elements, or failure
   /// (the default) when the target has no such instruction.
+  /// Called just before (|before|) and just after each atomic the lowering
+  /// builds, with the atomic's ordering and scope; the atomic itself carries
+  /// the ordering too (an LLVM atomicrmw / cmpxchg ordering). A target whose
+  /// code generator drops atomic orderings (LLVM 19's NVPTX emits relaxed
+  /// `atom` and cannot select scoped fences) builds its fences here.
+  /// Default: nothing.
+  virtual void buildAtomicFence(mlir::OpBuilder &builder, mlir::Location loc,
+                                bool before, MemoryOrder order,
+                                MemoryScope scope) const;
   virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   buildMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
                       llvm::StringRef kind, llvm::ArrayRef<int64_t> version,

@@ -1,0 +1,91 @@
+// Distributed lowering of layout conversions and shape ops (DistShape.cpp).
+// convert_layout between blocked layouts whose threads hold different
+// elements goes through shared memory: every thread writes its registers
+// row-major (element row * 32 + col), barrier, reads the registers of the
+// new layout, barrier; the kernel's shared memory is the tile (32x32 f32:
+// 4096 bytes). When the threads already hold the right elements -
+// expand_dims of a slice then broadcast back to the parent, or a
+// conversion between encodings that distribute identically - the result is
+// the source registers: no shared memory, no barrier.
+
+// RUN: tegula-opt %s --split-input-file --tile-test-lower-to-llvm=distributed=true | FileCheck %s
+
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#t = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: module attributes {lowering.scratch_bytes = 4096 : i64
+// CHECK:       llvm.func @convert(
+// CHECK:         %[[SHMP:[0-9]+]] = llvm.getelementptr %{{[^ ]+}}[0, 2]
+// CHECK-NEXT:    %[[SHM:[0-9]+]] = llvm.load %[[SHMP]] : !llvm.ptr -> !llvm.ptr
+// CHECK-COUNT-8: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// Source register 0: element (row, col) at row * 32 + col.
+// CHECK-NEXT:    %[[W:[0-9]+]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-NEXT:    %[[ROWS:[0-9]+]] = llvm.mul %[[ROW:[0-9]+]], %[[W]] : i32
+// CHECK-NEXT:    %[[AT:[0-9]+]] = llvm.add %[[COL:[0-9]+]], %[[ROWS]] : i32
+// CHECK-NEXT:    %[[P:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %{{[0-9]+}}, %[[P]] : f32, !llvm.ptr
+// Register 1 is column + 1 (XOR 1) ... register 4 column + 16.
+// CHECK-NEXT:    %[[O1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.xor %[[COL]], %[[O1]] : i32
+// CHECK-COUNT-6: llvm.store %{{[0-9]+}}, %{{[0-9]+}} : f32, !llvm.ptr
+// CHECK:         %[[O19:[0-9]+]] = llvm.mlir.constant(19 : i32) : i32
+// CHECK-NEXT:    llvm.xor %[[COL]], %[[O19]] : i32
+// CHECK:         llvm.store %{{[0-9]+}}, %{{[0-9]+}} : f32, !llvm.ptr
+// CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
+// CHECK-COUNT-8: llvm.load %{{[0-9]+}} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
+// CHECK-NOT:     @test_barrier
+// CHECK-COUNT-8: llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : f32, !llvm.ptr
+// CHECK:         llvm.return
+tile.func @convert(%p: !tile.ptr<f32>) {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #a>
+  %x = tile.load %ps : tensor<32x32x!tile.ptr<f32>, #a>
+  %y = tile.convert_layout %x : tensor<32x32xf32, #a> -> tensor<32x32xf32, #t>
+  %qs = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #t>
+  tile.store %qs, %y : tensor<32x32x!tile.ptr<f32>, #t>
+  tile.return
+}
+}
+
+// -----
+
+// Column indices: make_range in the slice, expand_dims, broadcast to 32x32:
+// the 8 registers of the 32x32 tile are the make_range's (its column c and
+// c ^ 1, 2, 3, 16, 17, 18, 19), in registers. A 1-D blocked layout and a
+// slice that places lanes and warps the same: a renaming.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#p = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32} {
+// CHECK-LABEL: module attributes {lowering.scratch_bytes = 0 : i64
+// CHECK-NOT:   @test_barrier
+// CHECK:       llvm.func @regs_only(
+// The slice's column: 4 * lane[0] ^ 8 * lane[1].
+// CHECK:         %[[C:[0-9]+]] = llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : i32
+// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
+// CHECK:         %[[C1:[0-9]+]] = llvm.xor %[[C]], %{{[0-9]+}} : i32
+// CHECK:         %[[O19:[0-9]+]] = llvm.mlir.constant(19 : i32) : i32
+// CHECK-NEXT:    %[[C19:[0-9]+]] = llvm.xor %[[C]], %[[O19]] : i32
+// CHECK-NOT:     llvm.load
+// CHECK:         llvm.store %[[C]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    llvm.store %[[C1]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-COUNT-5: llvm.store
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    llvm.store %[[C19]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NOT:     llvm.load
+// CHECK:         llvm.store
+// CHECK-NEXT:    llvm.return
+tile.func @regs_only(%p: !tile.ptr<i32>) {
+  %c = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #tile.slice<{dim = 0, parent = #a}>>
+  %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #tile.slice<{dim = 0, parent = #a}>> -> tensor<1x32xi32, #a>
+  %cb = tile.broadcast %ce : tensor<1x32xi32, #a> -> tensor<32x32xi32, #a>
+  %ps = tile.splat %p : !tile.ptr<i32> -> tensor<32x32x!tile.ptr<i32>, #a>
+  tile.store %ps, %cb : tensor<32x32x!tile.ptr<i32>, #a>
+  %r = tile.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #b1>
+  %rs = tile.convert_layout %r : tensor<128xi32, #b1> -> tensor<128xi32, #tile.slice<{dim = 0, parent = #p}>>
+  %qs = tile.splat %p : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #tile.slice<{dim = 0, parent = #p}>>
+  tile.store %qs, %rs : tensor<128x!tile.ptr<i32>, #tile.slice<{dim = 0, parent = #p}>>
+  tile.return
+}
+}

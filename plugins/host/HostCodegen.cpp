@@ -273,6 +273,7 @@ tegula::host::compileLLVMModuleToImage(Module &module,
   image.features = cpu.features;
   image.scratchBytes = roundUp(kernel.scratchBytes, 64);
   image.packedArgsSize = kernel.packedArgsSize;
+  image.simtThreads = kernel.simtThreads;
   image.object.assign(object.begin(), object.end());
   return writeHostImage(image);
 }

@@ -51,6 +51,8 @@ struct HostKernelInfo {
   uint64_t scratchBytes = 0;
   /// Bytes of packed arguments the entry reads (addHostEntry returns it).
   uint64_t packedArgsSize = 0;
+  /// Threads per program (SIMT images), else 1.
+  uint64_t simtThreads = 1;
 };
 
 /// Turns |body|, a lowered kernel taking the kernel's arguments followed by

@@ -7,7 +7,9 @@
 #include "HostTargetHooks.h"
 
 #include "tegula/Conversion/TileToLLVM.h"
+#include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
+#include "tegula/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,6 +22,9 @@
 #include "llvm/Support/MemoryBufferRef.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
+#include <string>
 
 using namespace mlir;
 using tegula::plugin::CompiledImage;
@@ -154,6 +159,39 @@ OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
   return module;
 }
 
+/// The layouts of the SIMT emulation: a GPU's coalesced blocked layouts for
+/// warps of |warpSize|; dots as fused multiply-adds.
+class SimtLayoutPolicy : public tegula::backend::LayoutPolicy {
+public:
+  explicit SimtLayoutPolicy(unsigned warpSize) : warpSize(warpSize) {}
+  unsigned getWarpSize() const override { return warpSize; }
+  unsigned getMaxAccessBytes() const override { return 16; }
+  std::optional<tegula::backend::MatrixInstruction>
+  selectMatrixInstruction(const tegula::backend::DotProblem &) const override {
+    return std::nullopt;
+  }
+
+private:
+  unsigned warpSize;
+};
+
+/// TEGULA_HOST_SIMT: 0 (unset) for the host's one-thread programs, else the
+/// warp size of the SIMT emulation (a power of 2 up to 64).
+Status simtWarpSize(unsigned &warpSize) {
+  warpSize = 0;
+  const char *text = std::getenv("TEGULA_HOST_SIMT");
+  if (!text || !*text || std::string(text) == "0")
+    return Status::success();
+  char *end = nullptr;
+  unsigned long value = std::strtoul(text, &end, 10);
+  if (*end || value == 0 || value > 64 || (value & (value - 1)))
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  std::string("TEGULA_HOST_SIMT is '") + text +
+                      "': expected a warp size, a power of 2 from 1 to 64");
+  warpSize = static_cast<unsigned>(value);
+  return Status::success();
+}
+
 } // namespace
 
 Status tegula::host::compileTileBytecode(const CompileRequest &request,
@@ -200,10 +238,31 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
                   "the tile IR does not verify: " +
                       diagnostics.text("the verifier failed"));
 
-  HostTargetHooks hooks;
+  unsigned warpSize = 0;
+  Status simt = simtWarpSize(warpSize);
+  if (!simt.ok())
+    return simt;
+  unsigned numWarps = 1;
+  if (auto warps = (*module)->getAttrOfType<IntegerAttr>("tile.num_warps"))
+    numWarps = static_cast<unsigned>(std::max<int64_t>(warps.getInt(), 1));
+  if (warpSize) {
+    // The SIMT emulation of a GPU: the distributed lowering of GPU layouts,
+    // a program's threads as OS threads (HostLauncher).
+    if (numWarps & (numWarps - 1) || numWarps * warpSize > 1024)
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "num_warps " + std::to_string(numWarps) +
+                        " is not a power of 2 of at most 1024 threads");
+    if (failed(tegula::tile::assignLayouts(
+            *module, SimtLayoutPolicy(warpSize), numWarps)))
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "cannot lay out the kernel's tiles: " +
+                        diagnostics.text("the layout assignment failed"));
+  }
+  HostTargetHooks hooks(warpSize);
   // No vector math library on a CPU: polynomial exp/log/... on vectors.
   LoweringOptions options;
   options.polynomialMath = true;
+  options.distributed = warpSize != 0;
   FailureOr<LoweredKernel> lowered = lowerTileToLLVM(*module, hooks, options);
   // A hook may report an error and go on: any error fails the compile.
   if (failed(lowered) || !diagnostics.empty())
@@ -271,6 +330,7 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
   info.target = result->target;
   info.scratchBytes = lowered->scratchBytes;
   info.packedArgsSize = *entryArgsSize;
+  info.simtThreads = warpSize ? uint64_t(warpSize) * numWarps : 1;
   llvm::Expected<std::string> bytesOut =
       compileLLVMModuleToImage(*llvmModule, info);
   if (!bytesOut)

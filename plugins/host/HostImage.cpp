@@ -43,6 +43,7 @@ std::string tegula::host::writeHostImage(const HostImage &image) {
       {"cpu", image.cpu},
       {"features", std::move(features)},
       {"scratch_bytes", static_cast<int64_t>(image.scratchBytes)},
+      {"simt_threads", static_cast<int64_t>(image.simtThreads)},
       {"packed_args_size", static_cast<int64_t>(image.packedArgsSize)},
   };
   std::string json;
@@ -113,6 +114,10 @@ llvm::Expected<HostImage> tegula::host::readHostImage(const void *data,
       !getSize("packed_args_size", image.packedArgsSize))
     return invalid("the JSON header lacks kernel, target, cpu, features, "
                    "scratch_bytes or packed_args_size");
+  if (header->get("simt_threads") &&
+      (!getSize("simt_threads", image.simtThreads) || image.simtThreads == 0 ||
+       image.simtThreads > 1024))
+    return invalid("simt_threads is not a thread count from 1 to 1024");
   for (const llvm::json::Value &feature : *features) {
     std::optional<llvm::StringRef> name = feature.getAsString();
     if (!name)

@@ -20,6 +20,8 @@
 //                         "scratch_bytes"    scratch per program (64-aligned)
 //                         "packed_args_size" bytes of packed arguments the
 //                                            kernel reads
+//                         "simt_threads"     optional: threads per program
+//                                            of a SIMT image (1 when absent)
 //   offset 24+N  M bytes  the ELF object
 //
 // A reader refuses another magic or version, a truncated image, and a JSON
@@ -60,6 +62,8 @@ struct HostImage {
   uint64_t scratchBytes = 0;
   /// Bytes of packed arguments the kernel reads.
   uint64_t packedArgsSize = 0;
+  /// Threads per program: 1, or a SIMT image's numWarps x warp size.
+  uint64_t simtThreads = 1;
   /// The ELF relocatable object.
   std::string object;
 };

@@ -79,6 +79,8 @@ SymbolMap runtimeSymbols(LLJIT &jit) {
   add("tegula_host_print", ExecutorAddr::fromPtr(&tegula_host_print));
   add("tegula_host_assert_fail",
       ExecutorAddr::fromPtr(&tegula_host_assert_fail));
+  add("tegula_host_barrier", ExecutorAddr::fromPtr(&tegula_host_barrier));
+  add("tegula_host_shuffle", ExecutorAddr::fromPtr(&tegula_host_shuffle));
 #ifdef TEGULA_HOST_HAS_BF16_HELPERS
   // The C runtime's own where it has them (GCC 13's libgcc does).
   if (!sys::DynamicLibrary::SearchForAddressOfSymbol("__truncsfbf2"))
@@ -150,5 +152,6 @@ Expected<std::shared_ptr<HostCode>> HostCode::load(const HostImage &image) {
   code->name = image.kernelName;
   code->scratch = image.scratchBytes;
   code->argsSize = image.packedArgsSize;
+  code->threads = static_cast<unsigned>(image.simtThreads);
   return code;
 }

@@ -43,6 +43,8 @@ public:
   const std::string &kernelName() const { return name; }
   uint64_t scratchBytes() const { return scratch; }
   uint64_t packedArgsSize() const { return argsSize; }
+  /// Threads per program (1 unless a SIMT image).
+  unsigned simtThreads() const { return threads; }
 
 private:
   HostCode();
@@ -52,6 +54,7 @@ private:
   std::string name;
   uint64_t scratch = 0;
   uint64_t argsSize = 0;
+  unsigned threads = 1;
 };
 
 } // namespace tegula::host

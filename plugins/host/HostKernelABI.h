@@ -34,14 +34,22 @@ typedef struct tg_host_program {
   /* offset 32: the launcher's state, opaque to generated code; the runtime
    * functions below use it. */
   void *launch;
+  /* offset 40: SIMT images (the distributed lowering, TEGULA_HOST_SIMT): the
+   * thread's id within its program and the program's thread count; 0 and 1
+   * otherwise. */
+  uint32_t thread_id;
+  uint32_t num_threads;
 } tg_host_program;
 
-/* Field indices for generated code (struct {[3 x i32], [3 x i32], ptr, ptr}). */
+/* Field indices for generated code
+ * (struct {[3 x i32], [3 x i32], ptr, ptr, i32, i32}). */
 enum {
   TG_HOST_PROGRAM_FIELD_PROGRAM_ID = 0,
   TG_HOST_PROGRAM_FIELD_NUM_PROGRAMS = 1,
   TG_HOST_PROGRAM_FIELD_SCRATCH = 2,
-  TG_HOST_PROGRAM_FIELD_LAUNCH = 3
+  TG_HOST_PROGRAM_FIELD_LAUNCH = 3,
+  TG_HOST_PROGRAM_FIELD_THREAD_ID = 4,
+  TG_HOST_PROGRAM_FIELD_NUM_THREADS = 5
 };
 
 /* `kind` of tegula_host_print: the low byte says how to read |bits|, the next
@@ -77,6 +85,17 @@ void tegula_host_assert_fail(const tg_host_program *program,
                              const char *message, const char *file,
                              uint32_t line, const char *function,
                              int64_t index);
+
+/* SIMT images: every thread of the program waits here until all have
+ * arrived; shared (scratch) memory written before is visible after. */
+void tegula_host_barrier(const tg_host_program *program);
+/* SIMT images: the 32 bits |bits| of the thread's lane as the warp exchanges
+ * them (|kind|: 0 xor, 1 up, 2 down, 3 index, as backend::ShuffleKind;
+ * out-of-warp sources read the thread's own value). Every thread of the
+ * program calls it together. */
+uint32_t tegula_host_shuffle(const tg_host_program *program, uint32_t bits,
+                             uint32_t kind, uint32_t offset,
+                             uint32_t warp_size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -21,8 +22,56 @@ namespace tegula::host::detail {
 /// What the runtime functions reach through tg_host_program::launch: the
 /// launch's first failure, and whether programs should stop being handed
 /// out.
+/// The threads of a SIMT program: a barrier, and the slots shuffles
+/// exchange values through.
+class SimtGroup {
+public:
+  explicit SimtGroup(unsigned threads) : threads(threads), slots(threads) {}
+
+  void barrier() {
+    std::unique_lock<std::mutex> lock(mutex);
+    uint64_t seen = generation;
+    if (++arrived == threads) {
+      arrived = 0;
+      ++generation;
+      wake.notify_all();
+      return;
+    }
+    wake.wait(lock, [&] { return generation != seen; });
+  }
+
+  uint32_t shuffle(uint32_t thread, uint32_t bits, uint32_t kind,
+                   uint32_t offset, uint32_t warpSize) {
+    slots[thread] = bits;
+    barrier();
+    uint32_t lane = thread % warpSize, source = lane;
+    switch (kind) {
+    case 0: source = lane ^ offset; break;
+    case 1: source = lane >= offset ? lane - offset : lane; break;
+    case 2: source = lane + offset; break;
+    default: source = offset; break;
+    }
+    if (source >= warpSize)
+      source = lane;
+    uint32_t value = slots[thread - lane + source];
+    barrier();
+    return value;
+  }
+
+private:
+  const unsigned threads;
+  std::vector<uint32_t> slots;
+  std::mutex mutex;
+  std::condition_variable wake;
+  unsigned arrived = 0;
+  uint64_t generation = 0;
+};
+
 class LaunchState {
 public:
+  /// The program's threads of a SIMT launch, else null.
+  SimtGroup *simt = nullptr;
+
   /// Records |status| unless a failure is recorded already; stops the launch.
   void fail(Status status) {
     {
@@ -48,6 +97,7 @@ private:
 } // namespace tegula::host::detail
 
 using tegula::host::detail::LaunchState;
+using tegula::host::detail::SimtGroup;
 
 namespace {
 
@@ -182,6 +232,94 @@ extern "C" void tegula_host_assert_fail(const tg_host_program *program,
   }
 }
 
+extern "C" void tegula_host_barrier(const tg_host_program *program) {
+  if (auto *state = static_cast<LaunchState *>(program->launch))
+    if (state->simt)
+      state->simt->barrier();
+}
+
+extern "C" uint32_t tegula_host_shuffle(const tg_host_program *program,
+                                        uint32_t bits, uint32_t kind,
+                                        uint32_t offset, uint32_t warpSize) {
+  auto *state = static_cast<LaunchState *>(program->launch);
+  if (!state || !state->simt || warpSize == 0)
+    return bits;
+  return state->simt->shuffle(program->thread_id, bits, kind, offset,
+                              warpSize);
+}
+
+namespace {
+
+/// A SIMT launch: |threads| threads run every program together, one program
+/// after the other, with one shared scratch.
+Status runSimt(KernelEntry entry, const void *args, const uint32_t grid[3],
+               uint64_t programs, uint64_t scratchBytes, unsigned threads) {
+  void *scratch = nullptr;
+  if (scratchBytes) {
+    scratch = HostBuffer::allocateAligned(scratchBytes, HostBuffer::kAlignment);
+    if (!scratch)
+      return Status(TG_ERROR_OUT_OF_MEMORY,
+                    "cannot allocate " + std::to_string(scratchBytes) +
+                        " bytes of shared memory for a program");
+  }
+  LaunchState state;
+  SimtGroup group(threads);
+  state.simt = &group;
+  // Threads start behind a gate: if the system refuses one, those started
+  // leave without running anything.
+  std::mutex gateMutex;
+  std::condition_variable gate;
+  int open = 0; // 0 waiting, 1 run, -1 abandon
+  auto body = [&](unsigned thread) {
+    {
+      std::unique_lock<std::mutex> lock(gateMutex);
+      gate.wait(lock, [&] { return open != 0; });
+      if (open < 0)
+        return;
+    }
+    tg_host_program program{};
+    std::memcpy(program.num_programs, grid, sizeof(program.num_programs));
+    program.scratch = scratch;
+    program.launch = &state;
+    program.thread_id = thread;
+    program.num_threads = threads;
+    for (uint64_t i = 0; i < programs; ++i) {
+      uint64_t rest = i / grid[0];
+      program.program_id[0] = static_cast<uint32_t>(i % grid[0]);
+      program.program_id[1] = static_cast<uint32_t>(rest % grid[1]);
+      program.program_id[2] = static_cast<uint32_t>(rest / grid[1]);
+      entry(args, &program);
+      // Every thread sees the same stop flag after the barrier.
+      group.barrier();
+      if (state.stopped())
+        return;
+    }
+  };
+  std::vector<std::thread> workers;
+  Status status = Status::success();
+  try {
+    for (unsigned t = 1; t < threads; ++t)
+      workers.emplace_back(body, t);
+  } catch (const std::system_error &error) {
+    status = Status(TG_ERROR_OUT_OF_MEMORY,
+                    "cannot start the " + std::to_string(threads) +
+                        " threads of a SIMT program: " + error.what());
+  }
+  {
+    std::lock_guard<std::mutex> lock(gateMutex);
+    open = status.ok() ? 1 : -1;
+  }
+  gate.notify_all();
+  if (status.ok())
+    body(0);
+  for (std::thread &worker : workers)
+    worker.join();
+  std::free(scratch);
+  return status.ok() ? state.result() : status;
+}
+
+} // namespace
+
 //===-- ProgramPool --------------------------------------------------------===//
 
 struct ProgramPool::Job {
@@ -282,11 +420,17 @@ void ProgramPool::runPrograms(Job &job, Scratch &scratch) {
 }
 
 Status ProgramPool::run(KernelEntry entry, const void *packedArgs,
-                        const uint32_t grid[3], uint64_t scratchBytes) {
+                        const uint32_t grid[3], uint64_t scratchBytes,
+                        unsigned simtThreads) {
   uint64_t programs = 0;
   Status valid = checkGrid(grid, programs);
   if (!valid.ok())
     return valid;
+  if (simtThreads > 1) {
+    std::lock_guard<std::mutex> launch(launchMutex);
+    return runSimt(entry, packedArgs, grid, programs, scratchBytes,
+                   simtThreads);
+  }
   Job current;
   current.entry = entry;
   current.args = packedArgs;

@@ -70,8 +70,13 @@ public:
   /// with |packedArgs| and |scratchBytes| of scratch each, and returns when
   /// all have finished: success, the first device_assert failure, or
   /// TG_ERROR_OUT_OF_MEMORY when scratch could not be allocated.
+  /// |simtThreads| > 1 (a SIMT image): each program runs on that many
+  /// threads of its own, started for the launch, which share its scratch
+  /// (the shared memory) and meet in tegula_host_barrier/_shuffle; one
+  /// program at a time.
   plugin::Status run(KernelEntry entry, const void *packedArgs,
-                     const uint32_t grid[3], uint64_t scratchBytes);
+                     const uint32_t grid[3], uint64_t scratchBytes,
+                     unsigned simtThreads = 1);
 
   /// The threads that run programs, the launching one included.
   unsigned threads() const { return unsigned(workers.size()) + 1; }

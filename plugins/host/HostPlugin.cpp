@@ -298,7 +298,8 @@ public:
     // waits in a stream does not free it.
     std::function<Status()> run = [this, code = code, args, shape] {
       return device.programPool().run(code->entry(), args->data(),
-                                      shape.data(), code->scratchBytes());
+                                      shape.data(), code->scratchBytes(),
+                                      code->simtThreads());
     };
     if (request.stream) {
       static_cast<HostKernelStream *>(request.stream)

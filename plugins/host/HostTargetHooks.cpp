@@ -23,12 +23,13 @@ Type ptrType(MLIRContext *context) {
   return LLVM::LLVMPointerType::get(context);
 }
 
-/// struct tg_host_program {[3 x i32], [3 x i32], ptr, ptr}.
+/// struct tg_host_program {[3 x i32], [3 x i32], ptr, ptr, i32, i32}.
 Type programType(MLIRContext *context) {
   Type i32 = IntegerType::get(context, 32);
   Type ids = LLVM::LLVMArrayType::get(i32, 3);
   Type ptr = ptrType(context);
-  return LLVM::LLVMStructType::getLiteral(context, {ids, ids, ptr, ptr});
+  return LLVM::LLVMStructType::getLiteral(context,
+                                          {ids, ids, ptr, ptr, i32, i32});
 }
 
 /// The llvm.func the builder inserts into, or null.
@@ -192,14 +193,57 @@ Value HostTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
 }
 
 Value HostTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
-  return constantI32(builder, loc, 0);
+  if (!simtWarpSize)
+    return constantI32(builder, loc, 0);
+  return loadProgramField(builder, loc, TG_HOST_PROGRAM_FIELD_THREAD_ID, -1,
+                          builder.getI32Type());
 }
 
-void HostTargetHooks::buildBarrier(OpBuilder &, Location) const {}
+/// Calls runtime function |name| of |type| with the program pointer and
+/// |args|; returns its result (null for void).
+static Value callRuntime(OpBuilder &builder, Location loc, StringRef name,
+                         LLVM::LLVMFunctionType type, ValueRange args) {
+  ModuleOp module = enclosingModule(builder);
+  Value program = programPointer(builder, loc);
+  if (!module || !program ||
+      failed(declareFunction(builder, loc, module, name, type)))
+    return {};
+  SmallVector<Value> operands{program};
+  operands.append(args.begin(), args.end());
+  auto call = builder.create<LLVM::CallOp>(loc, type, name, operands);
+  return call.getNumResults() ? call.getResult() : Value();
+}
 
-Value HostTargetHooks::buildShuffle(OpBuilder &, Location, Value value,
-                                    ShuffleKind, Value) const {
-  return value;
+void HostTargetHooks::buildBarrier(OpBuilder &builder, Location loc) const {
+  if (!simtWarpSize)
+    return;
+  MLIRContext *context = builder.getContext();
+  callRuntime(builder, loc, "tegula_host_barrier",
+              LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                          {ptrType(context)}),
+              {});
+}
+
+Value HostTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
+                                    Value value, ShuffleKind kind,
+                                    Value offset) const {
+  if (!simtWarpSize)
+    return value;
+  MLIRContext *context = builder.getContext();
+  Type i32 = builder.getI32Type();
+  Value bits = value.getType() == i32
+                   ? value
+                   : builder.create<LLVM::BitcastOp>(loc, i32, value);
+  Value result = callRuntime(
+      builder, loc, "tegula_host_shuffle",
+      LLVM::LLVMFunctionType::get(i32, {ptrType(context), i32, i32, i32, i32}),
+      {bits, constantI32(builder, loc, static_cast<int32_t>(kind)), offset,
+       constantI32(builder, loc, static_cast<int32_t>(simtWarpSize))});
+  if (!result)
+    return poison(builder, loc, value.getType());
+  return value.getType() == i32
+             ? result
+             : builder.create<LLVM::BitcastOp>(loc, value.getType(), result);
 }
 
 llvm::SmallVector<Type>

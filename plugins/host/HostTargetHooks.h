@@ -24,7 +24,15 @@ namespace tegula::host {
 /// value (or failure), so the compile fails with that message.
 class HostTargetHooks : public backend::TargetHooks {
 public:
-  unsigned getWarpSize() const override { return 1; }
+  /// |simtWarpSize| 0: a program is one thread (the host's model). Else the
+  /// SIMT emulation of the GPU model (the distributed lowering): programs
+  /// of warps of |simtWarpSize| threads, each an OS thread, with barriers
+  /// and shuffles through the launcher (tegula_host_barrier/_shuffle).
+  explicit HostTargetHooks(unsigned simtWarpSize = 0)
+      : simtWarpSize(simtWarpSize) {}
+  unsigned getWarpSize() const override {
+    return simtWarpSize ? simtWarpSize : 1;
+  }
   unsigned getGlobalAddressSpace() const override { return 0; }
   unsigned getSharedAddressSpace() const override { return 0; }
 
@@ -62,6 +70,9 @@ public:
                      llvm::StringRef message, llvm::StringRef file,
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const override;
+
+private:
+  unsigned simtWarpSize;
 };
 
 } // namespace tegula::host

@@ -1,91 +1,69 @@
-//===- NvidiaPlugin.cpp - The NVIDIA plugin: discovery through CUDA -------===//
+//===- NvidiaPlugin.cpp - The NVIDIA plugin -------------------------------===//
 //
-// Enumerates NVIDIA GPUs through the CUDA driver API, loaded at run time from
+// `nvidia`: NVIDIA GPUs through the CUDA driver API, loaded at run time from
 // libcuda.so.1 (the driver, not the toolkit), so the plugin loads and reports
 // "no CUDA driver found" on machines without one. Written with the SDK's C++
 // kit (tegula/BackendKit/PluginBase.h), which provides the function table.
-// Compiling comes in a later issue: compile answers TG_ERROR_UNIMPLEMENTED,
-// and so do memory, streams and launch (the kit's defaults).
+//
+//  - Discovery: every device the driver lists, with its name, sm_XY arch,
+//    SM count, warp size, opt-in shared memory per block, global memory,
+//    clocks and matrix units.
+//  - Compile: tile bytecode -> layouts -> distributed LLVM dialect -> LLVM
+//    IR -> O3 -> PTX -> cubin (ptxas, when found), in an NVIDIA image
+//    (NvidiaCompiler.h, NvidiaCodegen.h, NvidiaImage.h). Needs no device.
+//  - Memory, streams, events, module load and launch: NvidiaDevice.h, on
+//    each device's primary context.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tegula/BackendKit/PluginBase.h"
+#include "CudaDriver.h"
+#include "NvidiaCompiler.h"
+#include "NvidiaDevice.h"
 
-#include <dlfcn.h>
+#include "tegula/BackendKit/PluginBase.h"
+#include "tegula/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/IR/MLIRContext.h"
 
 #include <cstdio>
 #include <memory>
 #include <string>
 
 using namespace tegula::plugin;
+using namespace tegula::nvidia;
 
 namespace {
 
-//===-- The few CUDA driver API declarations we need ----------------------===//
-// Declared here rather than taken from cuda.h so that the plugin builds on a
-// machine without the CUDA toolkit. Values are from the driver API, which
-// keeps them stable across releases.
-
-using CUresult = int;
-using CUdevice = int;
-constexpr CUresult CUDA_SUCCESS = 0;
-enum CUdeviceAttribute : int {
-  CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
-  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
-  CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
-  CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
-  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
-  CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36,
-  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
-  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
-  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
-};
-
-/// The CUDA driver entry points, resolved from libcuda.so.1.
-struct CudaDriver {
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuDeviceGetCount)(int *) = nullptr;
-  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
-  CUresult (*cuDeviceGetName)(char *, int, CUdevice) = nullptr;
-  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
-  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice) = nullptr;
-  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
-
-  /// "100 (CUDA_ERROR_NO_DEVICE)" for |result|.
-  std::string describe(CUresult result) const {
-    std::string text = std::to_string(result);
-    const char *name = nullptr;
-    if (cuGetErrorName && cuGetErrorName(result, &name) == CUDA_SUCCESS &&
-        name)
-      text += std::string(" (") + name + ")";
-    return text;
-  }
-
-  /// An attribute, or 0 when the driver does not know it.
-  int attribute(int attr, CUdevice device) const {
-    int value = 0;
-    if (cuDeviceGetAttribute(&value, attr, device) != CUDA_SUCCESS)
-      return 0;
-    return value;
-  }
-};
-
-/// Resolves |name| from |library| into |fn|; false when missing.
-template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(library, name));
-  return fn != nullptr;
+/// The unsigned value of compile option |key|: |fallback| when absent,
+/// an error naming the option when it is not a number in [1, |limit|].
+Status unsignedOption(const CompileRequest &request, const std::string &key,
+                      unsigned limit, unsigned &value) {
+  const std::string *text = request.option(key);
+  if (!text)
+    return Status::success();
+  unsigned parsed = 0;
+  if (llvm::StringRef(*text).getAsInteger(10, parsed) || parsed == 0 ||
+      parsed > limit)
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "compile option " + key + "=" + *text +
+                      " is not a number from 1 to " + std::to_string(limit));
+  value = parsed;
+  return Status::success();
 }
 
-/// A CUDA device: its properties, filled once at discovery.
-using CudaDevice = PropertiesDevice;
+Status toStatus(llvm::Error error) {
+  auto [code, message] = takeCompileError(std::move(error));
+  return Status(code, message);
+}
 
 class NvidiaPlugin : public PluginBase {
 public:
+  /// Streams can wrap a caller's CUstream (CudaDevice::wrapNativeStream).
+  static constexpr const char *nativeStreamHandleType = "CUstream";
+
   NvidiaPlugin()
-      : PluginBase({"nvidia",
-                    "0.1.0",
-                    "NVIDIA (through the CUDA driver API)",
-                    {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"}}) {}
+      : PluginBase({"nvidia", "0.1.0", "NVIDIA (through the CUDA driver API)",
+                    getNvidiaTargets()}) {}
 
   /// Loads the driver and lists the devices; on failure leaves the list
   /// empty and says why (no device is not an error).
@@ -94,39 +72,58 @@ public:
     return Status::success();
   }
 
+  /// Compiles for one of the targets, with or without a device. Options:
+  /// num_warps (1..32, a power of 2; default: the module's, else 4);
+  /// num_stages and kernel are accepted and not used yet.
+  Status compile(const CompileRequest &request,
+                 std::unique_ptr<CompiledImage> &image) override {
+    NvidiaCompileOptions options;
+    options.target = request.target;
+    Status status = unsignedOption(request, "num_warps", 32, options.numWarps);
+    if (!status.ok())
+      return status;
+
+    // One context per compile: compiles run concurrently and share nothing.
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    context.printOpOnDiagnostic(false);
+    context.getOrLoadDialect<tegula::tile::TileDialect>();
+    llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
+                          request.bytecode ? request.bytecodeSize : 0);
+    auto module = readTileBytecode(bytes, context);
+    if (!module)
+      return toStatus(module.takeError());
+    llvm::Expected<NvidiaKernel> kernel = compileTileModule(**module, options);
+    if (!kernel)
+      return toStatus(kernel.takeError());
+
+    auto result = std::make_unique<CompiledImage>();
+    result->name = kernel->name;
+    result->target = "nvidia:" + kernel->target;
+    result->numWarps = kernel->numWarps;
+    result->sharedMemory = static_cast<uint32_t>(kernel->sharedBytes);
+    result->specialization = "";
+    for (size_t i = 0; i < kernel->args.size(); ++i) {
+      const NvidiaKernelArg &arg = kernel->args[i];
+      CompiledImage::Argument out;
+      out.name = "arg" + std::to_string(i);
+      out.kind = arg.isPointer ? TG_ARG_POINTER : TG_ARG_SCALAR;
+      out.type = arg.type;
+      out.divisibility = arg.divisibility;
+      result->arguments.push_back(std::move(out));
+    }
+    result->data = writeKernelImage(*kernel);
+    image = std::move(result);
+    return Status::success();
+  }
+
 private:
   /// Fills the device list; returns why there is no device, or "".
   std::string discover() {
-    // The driver stays loaded for the life of the process (never
-    // dlclose'd): it registers exit handlers and threads of its own.
-    void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      const char *why = dlerror();
-      return std::string("no CUDA driver found (") +
-             (why ? why : "libcuda.so.1 cannot be loaded") + ")";
-    }
-    CudaDriver &cu = driver;
-    struct {
-      const char *name;
-      bool ok;
-    } symbols[] = {
-        {"cuInit", resolve(library, "cuInit", cu.cuInit)},
-        {"cuDeviceGetCount",
-         resolve(library, "cuDeviceGetCount", cu.cuDeviceGetCount)},
-        {"cuDeviceGet", resolve(library, "cuDeviceGet", cu.cuDeviceGet)},
-        {"cuDeviceGetName",
-         resolve(library, "cuDeviceGetName", cu.cuDeviceGetName)},
-        {"cuDeviceGetAttribute",
-         resolve(library, "cuDeviceGetAttribute", cu.cuDeviceGetAttribute)},
-        {"cuDeviceTotalMem_v2",
-         resolve(library, "cuDeviceTotalMem_v2", cu.cuDeviceTotalMem)},
-    };
-    resolve(library, "cuGetErrorName", cu.cuGetErrorName); // Optional.
-    for (const auto &symbol : symbols)
-      if (!symbol.ok)
-        return std::string("the CUDA driver (libcuda.so.1) lacks ") +
-               symbol.name;
-
+    std::string missing;
+    const CudaDriver *table = CudaDriver::get(missing);
+    if (!table)
+      return missing;
+    const CudaDriver &cu = *table;
     if (CUresult r = cu.cuInit(0); r != CUDA_SUCCESS)
       return "CUDA driver failed to initialize: cuInit returned " +
              cu.describe(r);
@@ -148,7 +145,7 @@ private:
       int minor =
           cu.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
       auto dev = std::make_unique<CudaDevice>(
-          *this, name, "sm_" + std::to_string(major * 10 + minor));
+          *this, cu, device, name, "sm_" + std::to_string(major * 10 + minor));
 
       tg_device_properties &p = dev->props;
       p.compute_units =
@@ -163,6 +160,13 @@ private:
           optin ? optin
                 : cu.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
                                device);
+      dev->maxSharedOptin = p.shared_memory_per_block;
+      const int gridAttributes[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
+                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
+                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+      for (int d = 0; d < 3; ++d)
+        if (int limit = cu.attribute(gridAttributes[d], device); limit > 0)
+          dev->maxGrid[d] = static_cast<unsigned>(limit);
       size_t bytes = 0;
       if (cu.cuDeviceTotalMem(&bytes, device) == CUDA_SUCCESS)
         p.global_memory = bytes;
@@ -178,8 +182,6 @@ private:
     }
     return devices().empty() ? "CUDA: no device could be opened" : "";
   }
-
-  CudaDriver driver;
 };
 
 } // namespace

@@ -1,8 +1,15 @@
 //===- Compile.cpp - `tegula compile` -------------------------------------===//
 //
 // tegula compile FILE.py --kernel NAME --signature SIG [--constexpr K=V]...
-//                [--target TARGET] [--emit tile-ir|tile-ir-raw|tile-bytecode]
-//                [--num-warps N] [--num-stages N] [--locations] [-o OUT]
+//                [--target TARGET] [--emit tile-ir|tile-ir-raw|tile-bytecode|
+//                                          llvm-ir|ptx|cubin]
+//                [--num-warps N] [--num-stages N] [--locations]
+//                [--time-stages] [-o OUT]
+//
+// Target code comes from the compilers of the plugins this build has, linked
+// in (not loaded through the runtime, which compiles for devices present):
+// `--target nvidia:<arch>` (plugins/nvidia/NvidiaCompiler.h) emits the
+// optimized LLVM IR, PTX, or a cubin (ptxas needed).
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -12,6 +19,9 @@
 #include "tegula/Frontend/CodeGen.h"
 #include "tegula/Frontend/Diagnostics.h"
 #include "tegula/Frontend/Signature.h"
+#ifdef TEGULA_HAVE_NVIDIA_COMPILER
+#include "NvidiaCompiler.h"
+#endif
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -19,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
+#include <tuple>
 
 using namespace tegula;
 using namespace tegula::frontend;
@@ -27,9 +38,10 @@ namespace {
 const char *kUsage =
     "usage: tegula compile FILE.py --kernel NAME --signature SIG\n"
     "                      [--constexpr NAME=VALUE]... [--target TARGET]\n"
-    "                      [--emit tile-ir|tile-ir-raw|tile-bytecode]\n"
+    "                      [--emit tile-ir|tile-ir-raw|tile-bytecode|\n"
+    "                              llvm-ir|ptx|cubin]\n"
     "                      [--num-warps N] [--num-stages N] [--no-assert]\n"
-    "                      [--locations] [-o OUT]\n"
+    "                      [--locations] [--time-stages] [-o OUT]\n"
     "\n"
     "Compiles the @jit function NAME of FILE.py for SIG, a signature in the\n"
     "format of Triton's AOT tool (\"*fp32:16, *fp32:16, i32, 1024\").\n"
@@ -37,6 +49,13 @@ const char *kUsage =
     "                       pipeline (the default)\n"
     "  --emit tile-ir-raw   tile IR as the front end made it\n"
     "  --emit tile-bytecode versioned MLIR bytecode (what plugins receive)\n"
+    "  --target nvidia:ARCH compile for NVIDIA ARCH (sm_75, sm_80, sm_86,\n"
+    "                       sm_89, sm_90, sm_90a); then --emit llvm-ir (the\n"
+    "                       optimized LLVM IR), ptx (the default) or cubin\n"
+    "                       (needs ptxas: TEGULA_PTXAS, CUDA_HOME, PATH or\n"
+    "                       /usr/local/cuda)\n"
+    "  --time-stages        print the wall-clock time of each target\n"
+    "                       compile stage to stderr\n"
     "Exit status: 0 success, 1 error in the kernel or its options, 2 usage.\n";
 
 int usageError(const std::string &message) {
@@ -47,7 +66,8 @@ int usageError(const std::string &message) {
 
 int tegula::cli::runCompile(const std::vector<std::string> &args) {
   std::string file, kernel, signature, target, output = "-", emit = "tile-ir";
-  bool haveSignature = false, locations = false;
+  bool haveSignature = false, locations = false, emitGiven = false,
+       timeStages = false;
   CompileOptions options;
   std::vector<std::pair<std::string, std::string>> constexprs;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -99,6 +119,7 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     } else if ((r = flagValue("--emit", v))) {
       if (r < 0) return usageError("--emit needs a value");
       emit = v;
+      emitGiven = true;
     } else if ((r = flagValue("--num-warps", v))) {
       if (r < 0 || llvm::StringRef(v).getAsInteger(10, options.numWarps) ||
           options.numWarps <= 0 || (options.numWarps & (options.numWarps - 1)))
@@ -112,6 +133,8 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
       output = v;
     } else if (a == "--no-assert") {
       options.enableAssertions = false;
+    } else if (a == "--time-stages") {
+      timeStages = true;
     } else if (a == "--locations") {
       locations = true;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -128,20 +151,50 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     return usageError("--kernel is required");
   if (!haveSignature)
     return usageError("--signature is required");
-  if (emit != "tile-ir" && emit != "tile-ir-raw" && emit != "tile-bytecode") {
+  bool targetCode = emit == "llvm-ir" || emit == "ptx" || emit == "cubin";
+  if (!targetCode && emit != "tile-ir" && emit != "tile-ir-raw" &&
+      emit != "tile-bytecode") {
     std::fprintf(stderr,
-                 "tegula compile: --emit %s is not available; this build "
-                 "emits tile-ir, tile-ir-raw and tile-bytecode (target code "
-                 "comes with the backends)\n",
+                 "tegula compile: --emit %s is not one of tile-ir, "
+                 "tile-ir-raw, tile-bytecode, llvm-ir, ptx, cubin\n",
                  emit.c_str());
     return 1;
   }
-  if (!target.empty() && target != "none") {
+  if (target == "none")
+    target.clear();
+  std::string nvidiaArch;
+  if (!target.empty()) {
+    llvm::StringRef backend, arch;
+    std::tie(backend, arch) = llvm::StringRef(target).split(':');
+#ifdef TEGULA_HAVE_NVIDIA_COMPILER
+    if (backend != "nvidia" || arch.empty()) {
+      std::fprintf(stderr,
+                   "tegula compile: target '%s' is not available in this "
+                   "build; it compiles for nvidia:<arch> (nvidia:sm_90a, ...), "
+                   "and tile IR is target-independent\n",
+                   target.c_str());
+      return 1;
+    }
+    nvidiaArch = arch.str();
+#else
+    (void)backend;
+    (void)arch;
     std::fprintf(stderr,
                  "tegula compile: target '%s' is not available in this build "
-                 "(backends come with their plugins); tile IR is "
+                 "(it has no backend compiler); tile IR is "
                  "target-independent, so omit --target\n",
                  target.c_str());
+    return 1;
+#endif
+    if (!emitGiven)
+      emit = "ptx";
+    targetCode = emit == "llvm-ir" || emit == "ptx" || emit == "cubin";
+  }
+  if (targetCode && target.empty()) {
+    std::fprintf(stderr,
+                 "tegula compile: --emit %s is target code: name the target, "
+                 "e.g. --target nvidia:sm_90a\n",
+                 emit.c_str());
     return 1;
   }
 
@@ -189,13 +242,46 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     return 1;
   }
 
+  std::string code;
+  (void)timeStages; // Without a backend compiler there is nothing to time.
+#ifdef TEGULA_HAVE_NVIDIA_COMPILER
+  if (targetCode) {
+    nvidia::NvidiaCompileOptions nvOptions;
+    nvOptions.target = nvidiaArch;
+    // The module's tile.num_warps, from --num-warps.
+    nvOptions.numWarps = 0;
+    nvOptions.stage = emit == "llvm-ir" ? nvidia::CompileStage::LLVMIR
+                      : emit == "ptx"   ? nvidia::CompileStage::PTX
+                                        : nvidia::CompileStage::Image;
+    nvOptions.requireCubin = emit == "cubin";
+    llvm::Expected<nvidia::NvidiaKernel> compiled =
+        nvidia::compileTileModule(*ir, nvOptions);
+    if (!compiled) {
+      auto [errorCode, message] =
+          nvidia::takeCompileError(compiled.takeError());
+      (void)errorCode;
+      std::fprintf(stderr, "tegula compile: error: %s\n", message.c_str());
+      return 1;
+    }
+    if (timeStages)
+      for (const auto &[stage, seconds] : compiled->stageSeconds)
+        std::fprintf(stderr, "%-12s %8.1f ms\n", stage.c_str(),
+                     seconds * 1000);
+    code = emit == "llvm-ir" ? std::move(compiled->llvmIR)
+           : emit == "ptx"   ? std::move(compiled->ptx)
+                             : std::move(compiled->cubin);
+  }
+#endif
+
   std::string openError;
   auto out = mlir::openOutputFile(output, &openError);
   if (!out) {
     std::fprintf(stderr, "tegula compile: error: %s\n", openError.c_str());
     return 1;
   }
-  if (emit == "tile-bytecode") {
+  if (targetCode) {
+    out->os() << code;
+  } else if (emit == "tile-bytecode") {
     if (mlir::failed(tile::writeTileBytecode(*ir, out->os())))
       return 1;
   } else {

@@ -1,0 +1,474 @@
+//===- NvidiaCodegen.cpp - LLVM IR to PTX and cubin -----------------------===//
+
+#include "NvidiaCodegen.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Metadata.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+// LLVM's NVPTX target (libLLVM exports every built target's initializers;
+// naming only these four keeps the other targets out).
+extern "C" void LLVMInitializeNVPTXTargetInfo();
+extern "C" void LLVMInitializeNVPTXTarget();
+extern "C" void LLVMInitializeNVPTXTargetMC();
+extern "C" void LLVMInitializeNVPTXAsmPrinter();
+
+using namespace llvm;
+using namespace tegula::nvidia;
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+Error fail(const Twine &message) {
+  // Error messages cross the plugin ABI as one line.
+  std::string text = message.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return createStringError(inconvertibleErrorCode(), text);
+}
+
+Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
+  initializeNVPTXTarget();
+  if (!getSmVersion(arch))
+    return fail("'" + arch + "' is not an NVIDIA arch (sm_XY or sm_XYa)");
+  std::string lookupError;
+  const Target *target = TargetRegistry::lookupTarget(kTriple, lookupError);
+  if (!target)
+    return fail("LLVM has no NVPTX target: " + lookupError);
+  TargetOptions options;
+  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
+      kTriple, arch, kPtxFeatures, options, std::nullopt, std::nullopt,
+      CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return fail("cannot create an NVPTX target machine for " + arch);
+  return machine;
+}
+
+/// Makes every definition but |keep| internal, so that O3 may inline,
+/// specialize and drop them.
+void internalizeAllBut(Module &module, StringRef keep) {
+  for (Function &function : module)
+    if (!function.isDeclaration() && function.getName() != keep &&
+        !function.getName().starts_with("llvm."))
+      function.setLinkage(GlobalValue::InternalLinkage);
+  for (GlobalVariable &global : module.globals())
+    if (!global.isDeclaration() && !global.hasAppendingLinkage() &&
+        !global.getName().starts_with("llvm."))
+      global.setLinkage(GlobalValue::InternalLinkage);
+}
+
+/// The first |maxLines| lines of |text|, joined by "; ".
+std::string firstLines(StringRef text, size_t maxLines) {
+  SmallVector<StringRef> lines;
+  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
+  std::string out;
+  for (size_t i = 0; i < lines.size() && i < maxLines; ++i)
+    out += (out.empty() ? "" : "; ") + lines[i].trim().str();
+  if (lines.size() > maxLines)
+    out += "; ...";
+  return out;
+}
+
+/// Collects the errors LLVM reports through |context| while it lives, and
+/// silences its warnings: without a handler, LLVM prints diagnostics to
+/// stderr and exits the process on an error (e.g. "no libcall available"
+/// in code generation), which a plugin must never do.
+class DiagnosticCapture {
+public:
+  explicit DiagnosticCapture(LLVMContext &context)
+      : context(context), previous(context.getDiagnosticHandler()) {
+    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
+  }
+  ~DiagnosticCapture() { context.setDiagnosticHandler(std::move(previous)); }
+
+  /// The errors so far on one line, or "".
+  std::string text() const { return llvm::join(errors, "; "); }
+
+private:
+  struct Handler : DiagnosticHandler {
+    explicit Handler(std::vector<std::string> &errors) : errors(errors) {}
+    bool handleDiagnostics(const DiagnosticInfo &info) override {
+      if (info.getSeverity() == DS_Error) {
+        std::string text;
+        raw_string_ostream os(text);
+        DiagnosticPrinterRawOStream printer(os);
+        info.print(printer);
+        errors.push_back(os.str());
+      }
+      return true;
+    }
+    std::vector<std::string> &errors;
+  };
+
+  LLVMContext &context;
+  std::unique_ptr<DiagnosticHandler> previous;
+  std::vector<std::string> errors;
+};
+
+/// f32 |x| as the NVVM approximation |id| computes it, after scaling by
+/// |before| and then by |after| (1 for none).
+Value *approximate(IRBuilder<> &builder, Intrinsic::ID id, Value *x,
+                   float before, float after) {
+  if (before != 1.0f)
+    x = builder.CreateFMul(x, ConstantFP::get(builder.getFloatTy(), before));
+  Value *result = builder.CreateIntrinsic(id, {}, {x});
+  if (after != 1.0f)
+    result =
+        builder.CreateFMul(result, ConstantFP::get(builder.getFloatTy(), after));
+  return result;
+}
+
+/// Replaces calls of the exp and log intrinsics, which LLVM 19's NVPTX back
+/// end can only lower to libm calls that do not exist on the GPU, with the
+/// PTX approximations ex2.approx.f32 and lg2.approx.f32 (as Triton does):
+/// exp2, exp, exp10, log2, log, log10 on f32, f16 and bf16 scalars and
+/// vectors (f16 and bf16 through f32). f64 calls stay (and fail later with
+/// the function's name).
+void lowerMathIntrinsics(Module &module) {
+  constexpr float kLog2E = 1.44269504088896341f;
+  constexpr float kLog2Of10 = 3.32192809488736235f;
+  constexpr float kLn2 = 0.69314718055994531f;
+  constexpr float kLog10Of2 = 0.30102999566398120f;
+  for (Function &function : llvm::make_early_inc_range(module)) {
+    Intrinsic::ID id = function.getIntrinsicID();
+    Intrinsic::ID nvvm = Intrinsic::not_intrinsic;
+    float before = 1.0f, after = 1.0f;
+    switch (id) {
+    case Intrinsic::exp2:
+      nvvm = Intrinsic::nvvm_ex2_approx_f;
+      break;
+    case Intrinsic::exp:
+      nvvm = Intrinsic::nvvm_ex2_approx_f;
+      before = kLog2E;
+      break;
+    case Intrinsic::exp10:
+      nvvm = Intrinsic::nvvm_ex2_approx_f;
+      before = kLog2Of10;
+      break;
+    case Intrinsic::log2:
+      nvvm = Intrinsic::nvvm_lg2_approx_f;
+      break;
+    case Intrinsic::log:
+      nvvm = Intrinsic::nvvm_lg2_approx_f;
+      after = kLn2;
+      break;
+    case Intrinsic::log10:
+      nvvm = Intrinsic::nvvm_lg2_approx_f;
+      after = kLog10Of2;
+      break;
+    default:
+      continue;
+    }
+    Type *type = function.getReturnType();
+    Type *element = type->getScalarType();
+    if (!element->isFloatTy() && !element->isHalfTy() &&
+        !element->isBFloatTy())
+      continue;
+    for (User *user : llvm::make_early_inc_range(function.users())) {
+      auto *call = dyn_cast<CallInst>(user);
+      if (!call || call->getCalledFunction() != &function)
+        continue;
+      IRBuilder<> builder(call);
+      Value *operand = call->getArgOperand(0);
+      auto one = [&](Value *x) -> Value * {
+        if (!element->isFloatTy())
+          x = builder.CreateFPExt(x, builder.getFloatTy());
+        Value *y = approximate(builder, nvvm, x, before, after);
+        return element->isFloatTy() ? y : builder.CreateFPTrunc(y, element);
+      };
+      Value *result;
+      if (auto *vector = dyn_cast<FixedVectorType>(type)) {
+        result = PoisonValue::get(type);
+        for (unsigned i = 0; i < vector->getNumElements(); ++i)
+          result = builder.CreateInsertElement(
+              result, one(builder.CreateExtractElement(operand, i)), i);
+      } else if (isa<ScalableVectorType>(type)) {
+        continue;
+      } else {
+        result = one(operand);
+      }
+      call->replaceAllUsesWith(result);
+      call->eraseFromParent();
+    }
+    if (function.use_empty())
+      function.eraseFromParent();
+  }
+}
+
+bool isExecutable(const std::string &path) {
+  return !path.empty() && sys::fs::can_execute(path) &&
+         !sys::fs::is_directory(path);
+}
+
+} // namespace
+
+void tegula::nvidia::initializeNVPTXTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+unsigned tegula::nvidia::getSmVersion(StringRef arch) {
+  if (!arch.consume_front("sm_"))
+    return 0;
+  arch.consume_back("a");
+  unsigned version = 0;
+  if (arch.empty() || arch.getAsInteger(10, version) || version < 10 ||
+      version > 999)
+    return 0;
+  return version;
+}
+
+std::string tegula::nvidia::getCodegenArch(StringRef target) {
+  if (target == "sm_90")
+    return "sm_90a";
+  return target.str();
+}
+
+bool tegula::nvidia::isMarkedKernel(const Module &module, StringRef name) {
+  const NamedMDNode *annotations = module.getNamedMetadata("nvvm.annotations");
+  if (!annotations)
+    return false;
+  for (const MDNode *node : annotations->operands()) {
+    if (node->getNumOperands() < 3)
+      continue;
+    auto *function = mdconst::dyn_extract_or_null<Function>(node->getOperand(0));
+    if (!function || function->getName() != name)
+      continue;
+    // The operands after the function are (key, value) pairs.
+    for (unsigned i = 1; i + 1 < node->getNumOperands(); i += 2) {
+      auto *key = dyn_cast_or_null<MDString>(node->getOperand(i));
+      auto *value =
+          mdconst::dyn_extract_or_null<ConstantInt>(node->getOperand(i + 1));
+      if (key && key->getString() == "kernel" && value && value->isOne())
+        return true;
+    }
+  }
+  return false;
+}
+
+Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
+                                       StringRef arch) {
+  Expected<std::unique_ptr<TargetMachine>> machine = createMachine(arch);
+  if (!machine)
+    return machine.takeError();
+  Function *entry = module.getFunction(kernel);
+  if (!entry || entry->isDeclaration())
+    return fail("the module defines no kernel @" + kernel);
+  if (!isMarkedKernel(module, kernel))
+    return fail("@" + kernel +
+                " is not marked as a kernel (nvvm.annotations \"kernel\")");
+  module.setTargetTriple(kTriple);
+  module.setDataLayout((*machine)->createDataLayout());
+  internalizeAllBut(module, kernel);
+  lowerMathIntrinsics(module);
+  DiagnosticCapture diagnostics(module.getContext());
+
+  std::string problems;
+  raw_string_ostream problemStream(problems);
+  if (verifyModule(module, &problemStream))
+    return fail("the LLVM IR of kernel " + kernel +
+                " is invalid: " + problemStream.str());
+
+  {
+    LoopAnalysisManager loops;
+    FunctionAnalysisManager functions;
+    CGSCCAnalysisManager sccs;
+    ModuleAnalysisManager modules;
+    PipelineTuningOptions tuning;
+    tuning.LoopUnrolling = true;
+    // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
+    // from the layouts, as vector loads and stores already in the IR).
+    tuning.LoopVectorization = false;
+    tuning.SLPVectorization = false;
+    PassBuilder builder(machine->get(), tuning);
+    builder.registerModuleAnalyses(modules);
+    builder.registerCGSCCAnalyses(sccs);
+    builder.registerFunctionAnalyses(functions);
+    builder.registerLoopAnalyses(loops);
+    builder.crossRegisterProxies(loops, functions, sccs, modules);
+    ModulePassManager pipeline =
+        builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    pipeline.run(module, modules);
+  }
+  if (std::string errors = diagnostics.text(); !errors.empty())
+    return fail("optimizing kernel " + kernel + " failed: " + errors);
+  // O3 may have made new calls (pow(2, x) -> exp2(x)).
+  lowerMathIntrinsics(module);
+
+  // What ptxas would reject as an unresolved extern, said here with the
+  // function's name.
+  for (Function &function : module) {
+    if (!function.isDeclaration() || function.use_empty())
+      continue;
+    if (function.isIntrinsic()) {
+      // Intrinsics NVPTX expands into libm calls ("no libcall available").
+      switch (function.getIntrinsicID()) {
+      case Intrinsic::exp:
+      case Intrinsic::exp2:
+      case Intrinsic::exp10:
+      case Intrinsic::log:
+      case Intrinsic::log2:
+      case Intrinsic::log10:
+      case Intrinsic::pow:
+      case Intrinsic::powi:
+      case Intrinsic::sin:
+      case Intrinsic::cos:
+        break;
+      default:
+        continue;
+      }
+    }
+    StringRef name = function.getName();
+    if (llvm::is_contained(kDeviceRuntimeFunctions, name))
+      continue;
+    return fail("kernel " + kernel + " calls @" + name +
+                ", which has no implementation on NVIDIA GPUs (no libdevice "
+                "is linked; math functions must be lowered to inline code)");
+  }
+  return Error::success();
+}
+
+Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
+  Expected<std::unique_ptr<TargetMachine>> machine = createMachine(arch);
+  if (!machine)
+    return machine.takeError();
+  if (module.getTargetTriple() != kTriple)
+    return fail("the module is not ready for NVPTX (triple '" +
+                module.getTargetTriple() + "'): run optimizeForNVPTX first");
+  DiagnosticCapture diagnostics(module.getContext());
+  SmallString<0> ptx;
+  {
+    raw_svector_ostream os(ptx);
+    legacy::PassManager codegen;
+    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
+                                        CodeGenFileType::AssemblyFile))
+      return fail("the NVPTX target cannot emit PTX for " + arch);
+    codegen.run(module);
+  }
+  if (std::string errors = diagnostics.text(); !errors.empty())
+    return fail("the NVPTX back end cannot compile the kernel for " + arch +
+                ": " + errors);
+  return std::string(ptx.str());
+}
+
+std::optional<std::string> tegula::nvidia::findPtxas(std::string &whyNot) {
+  if (const char *path = std::getenv("TEGULA_PTXAS")) {
+    std::string chosen = path;
+    if (chosen == "none" || chosen.empty()) {
+      whyNot = "ptxas is disabled (TEGULA_PTXAS=" + chosen + ")";
+      return std::nullopt;
+    }
+    if (isExecutable(chosen))
+      return chosen;
+    whyNot = "TEGULA_PTXAS=" + chosen + " is not an executable file";
+    return std::nullopt;
+  }
+  std::vector<std::string> searched;
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *home = std::getenv(variable); home && *home) {
+      SmallString<256> path(home);
+      sys::path::append(path, "bin", "ptxas");
+      if (isExecutable(std::string(path)))
+        return std::string(path);
+      searched.push_back("$" + std::string(variable) + "/bin");
+    }
+  if (ErrorOr<std::string> onPath = sys::findProgramByName("ptxas"))
+    return *onPath;
+  searched.push_back("PATH");
+  const std::string fallback = "/usr/local/cuda/bin/ptxas";
+  if (isExecutable(fallback))
+    return fallback;
+  searched.push_back("/usr/local/cuda/bin");
+  whyNot = "no ptxas found (looked in " + llvm::join(searched, ", ") +
+           "; set TEGULA_PTXAS or CUDA_HOME)";
+  return std::nullopt;
+}
+
+Expected<std::string> tegula::nvidia::assemblePTX(StringRef ptxas,
+                                                  StringRef ptx,
+                                                  StringRef arch) {
+  SmallString<128> inPath, outPath, logPath;
+  int inFd = -1;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tegula-nvidia", "ptx", inFd, inPath))
+    return fail("cannot create a temporary file for ptxas: " + ec.message());
+  FileRemover removeIn(inPath);
+  {
+    raw_fd_ostream in(inFd, /*shouldClose=*/true);
+    in << ptx;
+    in.close();
+    if (in.has_error())
+      return fail("cannot write " + inPath + ": " + in.error().message());
+  }
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tegula-nvidia", "cubin", outPath))
+    return fail("cannot create a temporary file for ptxas: " + ec.message());
+  FileRemover removeOut(outPath);
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("tegula-nvidia", "log", logPath))
+    return fail("cannot create a temporary file for ptxas: " + ec.message());
+  FileRemover removeLog(logPath);
+
+  std::string archFlag = ("-arch=" + arch).str();
+  SmallVector<StringRef> args = {ptxas, archFlag, "-O3", "-o", outPath,
+                                 inPath};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  std::string execError;
+  bool failedToRun = false;
+  int status = sys::ExecuteAndWait(ptxas, args, /*Env=*/std::nullopt,
+                                   redirects, /*SecondsToWait=*/300,
+                                   /*MemoryLimit=*/0, &execError,
+                                   &failedToRun);
+  if (failedToRun)
+    return fail("cannot run " + ptxas + ": " + execError);
+  if (status != 0) {
+    std::string log;
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+            MemoryBuffer::getFile(logPath))
+      log = firstLines((*text)->getBuffer(), 8);
+    return fail(ptxas + " " + archFlag + " failed (" +
+                (status < 0 ? execError : "exit status " + Twine(status).str()) +
+                ")" + (log.empty() ? "" : ": " + log));
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> cubin =
+      MemoryBuffer::getFile(outPath, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!cubin)
+    return fail("cannot read ptxas's output " + outPath + ": " +
+                cubin.getError().message());
+  if ((*cubin)->getBufferSize() == 0)
+    return fail(ptxas + " " + archFlag + " wrote an empty cubin");
+  return (*cubin)->getBuffer().str();
+}

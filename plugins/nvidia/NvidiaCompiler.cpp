@@ -1,0 +1,509 @@
+//===- NvidiaCompiler.cpp - Tile IR to PTX and cubin ----------------------===//
+
+#include "NvidiaCompiler.h"
+
+#include "NvidiaCodegen.h"
+#include "NvidiaImage.h"
+#include "NvidiaLayoutPolicy.h"
+#include "NvidiaTargetHooks.h"
+
+#include "tegula/Conversion/TileToLLVM.h"
+#include "tegula/Dialect/Tile/IR/Tile.h"
+#include "tegula/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBufferRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace tegula::nvidia;
+
+char CompileError::ID = 0;
+
+void CompileError::log(llvm::raw_ostream &os) const { os << text; }
+
+std::error_code CompileError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+llvm::Error tegula::nvidia::compileError(int32_t code,
+                                         const llvm::Twine &message) {
+  std::string text = message.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return llvm::make_error<CompileError>(code, std::move(text));
+}
+
+std::pair<int32_t, std::string>
+tegula::nvidia::takeCompileError(llvm::Error error) {
+  int32_t code = TG_ERROR_INTERNAL;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const CompileError &failure) {
+        code = failure.code();
+        message = failure.message();
+      },
+      [&](const llvm::ErrorInfoBase &other) { message = other.message(); });
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  return {code, message};
+}
+
+namespace {
+
+/// "file:line:col" of |loc|, or "" when it names no position.
+std::string describe(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+           ":" + std::to_string(file.getColumn());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return describe(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return describe(call.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations()) {
+      std::string text = describe(part);
+      if (!text.empty())
+        return text;
+    }
+  return "";
+}
+
+std::string render(Diagnostic &diagnostic) {
+  std::string where = describe(diagnostic.getLocation());
+  std::string text = (where.empty() ? "" : where + ": ") + diagnostic.str();
+  for (Diagnostic &note : diagnostic.getNotes()) {
+    std::string noteWhere = describe(note.getLocation());
+    text += " (note: " + (noteWhere.empty() ? "" : noteWhere + ": ") +
+            note.str() + ")";
+  }
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+/// Keeps the errors the context reports while it lives (warnings and
+/// remarks are dropped: nothing prints to stderr from a plugin).
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+            errors.push_back(render(diagnostic));
+          return success();
+        }) {}
+
+  bool empty() const { return errors.empty(); }
+  /// The errors on one line, "; " between them; |fallback| when none.
+  std::string text(const std::string &fallback) const {
+    if (errors.empty())
+      return fallback;
+    std::string joined;
+    for (const std::string &error : errors)
+      joined += (joined.empty() ? "" : "; ") + error;
+    return joined;
+  }
+
+private:
+  std::vector<std::string> errors;
+  ScopedDiagnosticHandler handler;
+};
+
+/// The tg_scalar_type of |type|; false for a type the kernel ABI lacks.
+bool toScalarType(Type type, tg_scalar_type &out) {
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 1:
+      out = TG_TYPE_I1;
+      return true;
+    case 8:
+      out = isUnsigned ? TG_TYPE_U8 : TG_TYPE_I8;
+      return true;
+    case 16:
+      out = isUnsigned ? TG_TYPE_U16 : TG_TYPE_I16;
+      return true;
+    case 32:
+      out = isUnsigned ? TG_TYPE_U32 : TG_TYPE_I32;
+      return true;
+    case 64:
+      out = isUnsigned ? TG_TYPE_U64 : TG_TYPE_I64;
+      return true;
+    default:
+      return false;
+    }
+  }
+  if (type.isF16())
+    out = TG_TYPE_F16;
+  else if (type.isBF16())
+    out = TG_TYPE_BF16;
+  else if (type.isF32())
+    out = TG_TYPE_F32;
+  else if (type.isF64())
+    out = TG_TYPE_F64;
+  else if (type.isFloat8E4M3FN())
+    out = TG_TYPE_FP8E4M3;
+  else if (type.isFloat8E5M2())
+    out = TG_TYPE_FP8E5M2;
+  else
+    return false;
+  return true;
+}
+
+uint32_t scalarSize(tg_scalar_type type) {
+  switch (type) {
+  case TG_TYPE_I1:
+  case TG_TYPE_I8:
+  case TG_TYPE_U8:
+  case TG_TYPE_FP8E4M3:
+  case TG_TYPE_FP8E5M2:
+    return 1;
+  case TG_TYPE_I16:
+  case TG_TYPE_U16:
+  case TG_TYPE_F16:
+  case TG_TYPE_BF16:
+    return 2;
+  case TG_TYPE_I32:
+  case TG_TYPE_U32:
+  case TG_TYPE_F32:
+    return 4;
+  default:
+    return 8;
+  }
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return os.str();
+}
+
+/// The ops of |block| as one module: the module itself when the bytecode
+/// holds exactly one, else a new module that takes them all.
+OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
+  if (llvm::hasSingleElement(block))
+    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
+      module->remove();
+      return OwningOpRef<ModuleOp>(module);
+    }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  while (!block.empty())
+    block.front().moveBefore(module->getBody(), module->getBody()->end());
+  return module;
+}
+
+/// Records the wall-clock time from its creation (or the last lap) to each
+/// lap() in |kernel|'s stageSeconds.
+class StageClock {
+public:
+  explicit StageClock(NvidiaKernel &kernel)
+      : kernel(kernel), start(std::chrono::steady_clock::now()) {}
+  void lap(const char *stage) {
+    auto now = std::chrono::steady_clock::now();
+    kernel.stageSeconds.emplace_back(
+        stage, std::chrono::duration<double>(now - start).count());
+    start = now;
+  }
+
+private:
+  NvidiaKernel &kernel;
+  std::chrono::steady_clock::time_point start;
+};
+
+/// True when TEGULA_NVIDIA_LOWERING asks for the one-thread interim model.
+llvm::Expected<bool> singleThreadLowering() {
+  const char *mode = std::getenv("TEGULA_NVIDIA_LOWERING");
+  if (!mode || !*mode || llvm::StringRef(mode) == "distributed")
+    return false;
+  if (llvm::StringRef(mode) == "single-thread")
+    return true;
+  return compileError(TG_ERROR_INVALID_ARGUMENT,
+                      "TEGULA_NVIDIA_LOWERING=" + llvm::Twine(mode) +
+                          " is neither 'distributed' nor 'single-thread'");
+}
+
+/// Makes every thread but thread 0 of a block return at once from
+/// |kernel| (the single-thread model). Static allocas stay in the entry
+/// block, where NVPTX keeps them in the frame.
+void guardThreadZero(llvm::Function &kernel) {
+  llvm::LLVMContext &context = kernel.getContext();
+  llvm::BasicBlock &body = kernel.getEntryBlock();
+  llvm::BasicBlock *guard =
+      llvm::BasicBlock::Create(context, "thread0.guard", &kernel, &body);
+  llvm::BasicBlock *idle =
+      llvm::BasicBlock::Create(context, "thread0.other", &kernel);
+  for (llvm::Instruction &inst : llvm::make_early_inc_range(body))
+    if (auto *alloca = llvm::dyn_cast<llvm::AllocaInst>(&inst))
+      if (alloca->isStaticAlloca())
+        alloca->moveBefore(*guard, guard->end());
+  llvm::IRBuilder<> builder(guard);
+  llvm::Value *tid = builder.CreateIntrinsic(
+      llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+  builder.CreateCondBr(builder.CreateICmpEQ(tid, builder.getInt32(0)), &body,
+                       idle);
+  llvm::IRBuilder<>(idle).CreateRetVoid();
+}
+
+} // namespace
+
+const std::vector<std::string> &tegula::nvidia::getNvidiaTargets() {
+  static const std::vector<std::string> targets = {
+      "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+  return targets;
+}
+
+uint64_t tegula::nvidia::getMaxSharedMemory(llvm::StringRef arch) {
+  // The CUDA programming guide's per-block opt-in limits.
+  switch (getSmVersion(arch)) {
+  case 75:
+    return 64 * 1024;
+  case 80:
+  case 87:
+    return 163 * 1024;
+  case 86:
+  case 89:
+    return 99 * 1024;
+  case 90:
+    return 227 * 1024;
+  default:
+    return 0;
+  }
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+tegula::nvidia::readTileBytecode(llvm::StringRef bytes, MLIRContext &context) {
+  llvm::MemoryBufferRef buffer(bytes, "tile-bytecode");
+  if (!isBytecode(buffer))
+    return compileError(TG_ERROR_INVALID_FORMAT,
+                        "the input (" + llvm::Twine(bytes.size()) +
+                            " bytes) is not tile-dialect MLIR bytecode: it "
+                            "does not begin with the MLIR bytecode magic");
+  DiagnosticCollector diagnostics(context);
+  // Verified below, so that a verifier error is told from unreadable input.
+  Block parsed;
+  if (failed(readBytecodeFile(buffer, &parsed,
+                              ParserConfig(&context,
+                                           /*verifyAfterParse=*/false)))) {
+    std::string why = diagnostics.text("the MLIR bytecode reader failed");
+    bool version = why.find("is not supported by this reader") !=
+                       std::string::npos ||
+                   why.find("version") != std::string::npos;
+    return compileError(version ? TG_ERROR_VERSION_MISMATCH
+                                : TG_ERROR_INVALID_FORMAT,
+                        "cannot read the tile bytecode: " + why);
+  }
+  if (parsed.empty())
+    return compileError(TG_ERROR_INVALID_FORMAT,
+                        "the tile bytecode holds no module");
+  OwningOpRef<ModuleOp> module = takeModule(parsed, context);
+  if (failed(verify(*module)))
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "the tile IR does not verify: " +
+                            diagnostics.text("the verifier failed"));
+  return module;
+}
+
+llvm::Expected<NvidiaKernel>
+tegula::nvidia::compileTileModule(ModuleOp module,
+                                  const NvidiaCompileOptions &options) {
+  const std::vector<std::string> &targets = getNvidiaTargets();
+  if (!llvm::is_contained(targets, options.target))
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "the nvidia plugin compiles for " +
+                            llvm::join(targets, ", ") + ", not '" +
+                            options.target + "'");
+  llvm::Expected<bool> singleThread = singleThreadLowering();
+  if (!singleThread)
+    return singleThread.takeError();
+
+  MLIRContext &context = *module.getContext();
+  // Errors are one line for the caller: no "see current operation" notes.
+  context.printOpOnDiagnostic(false);
+  loadNvidiaHookDialects(context);
+  tegula::registerTileToLLVMDialects(context);
+  {
+    DialectRegistry registry;
+    registerNVVMDialectTranslation(registry);
+    context.appendDialectRegistry(registry);
+  }
+  DiagnosticCollector diagnostics(context);
+
+  NvidiaKernel kernel;
+  kernel.target = options.target;
+  kernel.arch = getCodegenArch(options.target);
+  unsigned numWarps = options.numWarps;
+  if (!numWarps) {
+    numWarps = 4;
+    if (auto warps =
+            module->getAttrOfType<IntegerAttr>(tegula::tile::kNumWarpsAttr))
+      numWarps = static_cast<unsigned>(warps.getInt());
+  }
+  if (numWarps == 0 || numWarps > 32 || (numWarps & (numWarps - 1)))
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "num_warps must be a power of 2 from 1 to 32 (at most "
+                        "1024 threads per block), not " +
+                            llvm::Twine(numWarps));
+  module->setAttr(tegula::tile::kNumWarpsAttr,
+                  IntegerAttr::get(IntegerType::get(&context, 32), numWarps));
+  kernel.numWarps = numWarps;
+  unsigned threads = numWarps * 32;
+  StageClock clock(kernel);
+
+  if (!*singleThread) {
+    // mma.sync for dots unless TEGULA_NVIDIA_MMA=0 (FMA, for comparison).
+    const char *mma = std::getenv("TEGULA_NVIDIA_MMA");
+    NvidiaLayoutPolicy policy(getSmVersion(kernel.arch),
+                              !(mma && llvm::StringRef(mma) == "0"));
+    if (failed(tegula::tile::assignLayouts(module, policy, numWarps)) ||
+        !diagnostics.empty())
+      return compileError(TG_ERROR_INVALID_ARGUMENT,
+                          "cannot assign layouts to the kernel for nvidia:" +
+                              options.target + ": " +
+                              diagnostics.text("the layout assignment failed "
+                                               "without a diagnostic"));
+    clock.lap("layouts");
+  }
+
+  NvidiaTargetHooks hooks;
+  tegula::LoweringOptions lowering;
+  // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
+  lowering.polynomialMath = true;
+  lowering.distributed = !*singleThread;
+  FailureOr<LoweredKernel> lowered =
+      tegula::lowerTileToLLVM(module, hooks, lowering);
+  // A hook may report an error and go on: any error fails the compile.
+  if (failed(lowered) || !diagnostics.empty())
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "cannot compile the kernel for nvidia:" +
+                            options.target + ": " +
+                            diagnostics.text("the tile-to-LLVM lowering "
+                                             "failed without a diagnostic"));
+  clock.lap("lowering");
+  kernel.name = lowered->name;
+  kernel.sharedBytes = lowered->scratchBytes;
+  uint64_t maxShared = getMaxSharedMemory(kernel.arch);
+  if (kernel.sharedBytes > maxShared)
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "kernel " + kernel.name + " needs " +
+                            llvm::Twine(kernel.sharedBytes) +
+                            " bytes of shared memory per block; " +
+                            kernel.arch + " has at most " +
+                            llvm::Twine(maxShared));
+  for (auto [index, arg] : llvm::enumerate(lowered->args)) {
+    NvidiaKernelArg out;
+    out.isPointer = arg.isPointer;
+    if (!toScalarType(arg.type, out.type))
+      return compileError(TG_ERROR_INVALID_ARGUMENT,
+                          "argument " + llvm::Twine(index) + " of kernel " +
+                              kernel.name + " has type " + typeText(arg.type) +
+                              (arg.isPointer ? " (the pointee)" : "") +
+                              ", which the kernel ABI cannot pass");
+    out.divisibility = std::max<uint32_t>(arg.divisibility, 1);
+    out.packedSize = arg.isPointer ? 8 : scalarSize(out.type);
+    kernel.args.push_back(out);
+  }
+
+  auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(kernel.name);
+  if (!function || function.getBody().empty())
+    return compileError(TG_ERROR_INTERNAL, "the lowering did not produce @" +
+                                               kernel.name);
+  if (function.getNumArguments() != kernel.args.size())
+    return compileError(TG_ERROR_INTERNAL,
+                        "the lowered @" + kernel.name + " takes " +
+                            llvm::Twine(function.getNumArguments()) +
+                            " arguments, the kernel has " +
+                            llvm::Twine(kernel.args.size()));
+  // A __global__ function, launched with exactly num_warps x 32 threads.
+  function->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    UnitAttr::get(&context));
+  function->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                    DenseI32ArrayAttr::get(
+                        &context, {static_cast<int32_t>(threads), 1, 1}));
+  // `.minnctapersm 1`: with .maxntid alone ptxas budgets registers for many
+  // resident blocks (a 128x256 mma matmul got 32 registers and 19 KB of
+  // spills; with this, 255 registers and 5 KB).
+  function->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    IntegerAttr::get(IntegerType::get(&context, 32), 1));
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, kernel.name);
+  if (!llvmModule)
+    return compileError(TG_ERROR_INTERNAL,
+                        "cannot translate the lowered kernel to LLVM IR: " +
+                            diagnostics.text("the translation failed"));
+  if (*singleThread)
+    guardThreadZero(*llvmModule->getFunction(kernel.name));
+  clock.lap("translation");
+
+  if (llvm::Error error =
+          optimizeForNVPTX(*llvmModule, kernel.name, kernel.arch)) {
+    auto [code, message] = takeCompileError(std::move(error));
+    bool missingFunction =
+        message.find("has no implementation on NVIDIA GPUs") !=
+        std::string::npos;
+    return compileError(missingFunction ? TG_ERROR_UNIMPLEMENTED
+                                        : TG_ERROR_INTERNAL,
+                        message);
+  }
+  clock.lap("llvm-opt");
+  if (options.stage == CompileStage::LLVMIR) {
+    llvm::raw_string_ostream os(kernel.llvmIR);
+    llvmModule->print(os, nullptr);
+    return kernel;
+  }
+
+  llvm::Expected<std::string> ptx = emitPTX(*llvmModule, kernel.arch);
+  if (!ptx)
+    return compileError(TG_ERROR_INTERNAL, llvm::toString(ptx.takeError()));
+  kernel.ptx = std::move(*ptx);
+  clock.lap("ptx");
+  if (options.stage == CompileStage::PTX)
+    return kernel;
+
+  std::optional<std::string> ptxas = findPtxas(kernel.noCubinReason);
+  if (!ptxas) {
+    if (options.requireCubin)
+      return compileError(TG_ERROR_UNAVAILABLE,
+                          "cannot make a cubin: " + kernel.noCubinReason);
+    return kernel;
+  }
+  llvm::Expected<std::string> cubin =
+      assemblePTX(*ptxas, kernel.ptx, kernel.arch);
+  if (!cubin)
+    return compileError(TG_ERROR_INTERNAL, "kernel " + kernel.name + ": " +
+                                               llvm::toString(cubin.takeError()));
+  kernel.cubin = std::move(*cubin);
+  clock.lap("ptxas");
+  return kernel;
+}
+
+std::string tegula::nvidia::writeKernelImage(const NvidiaKernel &kernel) {
+  NvidiaImage image;
+  image.kernelName = kernel.name;
+  image.target = "nvidia:" + kernel.target;
+  image.arch = kernel.arch;
+  image.numWarps = kernel.numWarps;
+  image.sharedBytes = kernel.sharedBytes;
+  for (const NvidiaKernelArg &arg : kernel.args)
+    image.argSizes.push_back(arg.packedSize);
+  image.ptx = kernel.ptx;
+  image.cubin = kernel.cubin;
+  return writeNvidiaImage(image);
+}

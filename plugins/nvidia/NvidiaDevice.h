@@ -1,0 +1,122 @@
+//===- NvidiaDevice.h - Memory, streams, modules and launch on CUDA -*- C++ -*-===//
+//
+// A CUDA device of the NVIDIA plugin, through the driver API (CudaDriver.h):
+//
+//  - Context: the device's primary context, retained on first use (the one
+//    the CUDA runtime and PyTorch use, so their device pointers are valid
+//    here) and made current on the calling thread for each call; a thread
+//    that had another context current gets it back afterwards.
+//  - Memory: cuMemAlloc / cuMemFree; copies and memset through the
+//    *Async entry points in the stream, or, for a NULL stream, in the legacy
+//    default stream followed by its synchronization ("complete before
+//    returning").
+//  - Streams: blocking CUDA streams (ordered with the legacy default
+//    stream), or wrappers of a caller's CUstream (PyTorch's current stream);
+//    an error of a kernel launched in a stream surfaces at its next
+//    synchronize, which names the kernels launched since the last one.
+//  - Events: cuEvent* with timing.
+//  - Modules: an NVIDIA image (NvidiaImage.h); its cubin when it was made
+//    for this device's arch, else its PTX, compiled by the driver.
+//  - Launch: the packed arguments (runtime.h) become cuLaunchKernel's
+//    kernelParams, one pointer into them per argument; dynamic shared
+//    memory = the kernel's own plus what the launch asks for, opted in
+//    above 48 KiB.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_PLUGINS_NVIDIA_NVIDIADEVICE_H
+#define TEGULA_PLUGINS_NVIDIA_NVIDIADEVICE_H
+
+#include "CudaDriver.h"
+
+#include "tegula/BackendKit/PluginBase.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace tegula::nvidia {
+
+class CudaDevice;
+
+/// Makes |device|'s primary context current on this thread while it lives,
+/// retaining it on first use; restores the thread's previous context.
+class ContextScope {
+public:
+  explicit ContextScope(CudaDevice &device);
+  ~ContextScope();
+  ContextScope(const ContextScope &) = delete;
+  ContextScope &operator=(const ContextScope &) = delete;
+
+  /// Success, or why the context cannot be made current.
+  const plugin::Status &status() const { return result; }
+  bool ok() const { return result.ok(); }
+
+private:
+  CudaDevice &device;
+  CUcontext previous = nullptr;
+  bool restore = false;
+  plugin::Status result;
+};
+
+/// One CUDA device. Properties are filled at discovery (|props|).
+class CudaDevice : public plugin::PropertiesDevice {
+public:
+  CudaDevice(plugin::PluginBase &plugin, const CudaDriver &driver,
+             CUdevice handle, std::string name, std::string arch);
+  ~CudaDevice() override;
+
+  plugin::Status allocate(uint64_t size,
+                          std::unique_ptr<plugin::BufferBase> &buffer) override;
+  plugin::Status write(plugin::BufferBase &dst, uint64_t dstOffset,
+                       const void *src, uint64_t size,
+                       plugin::StreamBase *stream) override;
+  plugin::Status read(void *dst, plugin::BufferBase &src, uint64_t srcOffset,
+                      uint64_t size, plugin::StreamBase *stream) override;
+  plugin::Status copy(plugin::BufferBase &dst, uint64_t dstOffset,
+                      plugin::BufferBase &src, uint64_t srcOffset,
+                      uint64_t size, plugin::StreamBase *stream) override;
+  plugin::Status memset(plugin::BufferBase &buffer, uint64_t offset,
+                        uint64_t size, uint8_t value,
+                        plugin::StreamBase *stream) override;
+  plugin::Status
+  createStream(std::unique_ptr<plugin::StreamBase> &stream) override;
+  /// Wraps |native|, a CUstream of this device's primary context (0 the
+  /// legacy default stream, 1 CU_STREAM_LEGACY, 2 CU_STREAM_PER_THREAD),
+  /// which the caller owns: the wrapper never destroys it.
+  plugin::Status
+  wrapNativeStream(uint64_t native,
+                   std::unique_ptr<plugin::StreamBase> &stream) override;
+  plugin::Status
+  createEvent(std::unique_ptr<plugin::EventBase> &event) override;
+  plugin::Status
+  loadModule(const void *image, size_t size,
+             std::unique_ptr<plugin::ModuleBase> &module) override;
+
+  /// The primary context, retained on the first call; null with |status|
+  /// set when it cannot be.
+  CUcontext context(plugin::Status &status);
+
+  /// Status(code for |result|, "<what>: <the driver's error>").
+  plugin::Status failure(const std::string &what, CUresult result) const;
+
+  /// Waits for |stream|'s work (the legacy default stream for a NULL one);
+  /// |what| names the operation in an error.
+  plugin::Status finish(plugin::StreamBase *stream, const std::string &what);
+
+  const CudaDriver &cu;
+  const CUdevice handle;
+  /// cuDeviceGetAttribute answers kept for launch checks.
+  unsigned maxGrid[3] = {0x7fffffff, 65535, 65535};
+  uint64_t maxSharedOptin = kDefaultSharedMemoryLimit;
+
+private:
+  std::mutex contextMutex;
+  CUcontext primary = nullptr;
+  plugin::Status contextFailure;
+  bool contextTried = false;
+};
+
+} // namespace tegula::nvidia
+
+#endif // TEGULA_PLUGINS_NVIDIA_NVIDIADEVICE_H

@@ -1,0 +1,528 @@
+//===- NvidiaTargetHooks.cpp - What the lowering asks an NVIDIA GPU -------===//
+
+#include "NvidiaTargetHooks.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace tegula::nvidia;
+using tegula::backend::Axis;
+using tegula::backend::ShuffleKind;
+
+namespace {
+
+constexpr const char *kPrintFunction = "vprintf";
+constexpr const char *kAssertFunction = "__assertfail";
+/// Names of the string constants the hooks add: <prefix><n>.
+constexpr const char *kStringPrefix = "tegula_nv_str_";
+/// PTX address spaces.
+constexpr unsigned kGenericSpace = 0;
+constexpr unsigned kGlobalSpace = 1;
+constexpr unsigned kSharedSpace = 3;
+
+Type ptrType(MLIRContext *context, unsigned space = kGenericSpace) {
+  return LLVM::LLVMPointerType::get(context, space);
+}
+
+Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
+  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
+                                          builder.getI32IntegerAttr(value));
+}
+
+Value constantI64(OpBuilder &builder, Location loc, int64_t value) {
+  return builder.create<LLVM::ConstantOp>(loc, builder.getI64Type(),
+                                          builder.getI64IntegerAttr(value));
+}
+
+/// The module the builder inserts into, or null.
+ModuleOp enclosingModule(OpBuilder &builder) {
+  Block *block = builder.getInsertionBlock();
+  Operation *parent = block ? block->getParentOp() : nullptr;
+  if (!parent)
+    return {};
+  if (auto module = dyn_cast<ModuleOp>(parent))
+    return module;
+  return parent->getParentOfType<ModuleOp>();
+}
+
+/// The llvm.func the builder inserts into, or null.
+LLVM::LLVMFuncOp enclosingFunction(OpBuilder &builder) {
+  Block *block = builder.getInsertionBlock();
+  Operation *parent = block ? block->getParentOp() : nullptr;
+  if (!parent)
+    return {};
+  if (auto func = dyn_cast<LLVM::LLVMFuncOp>(parent))
+    return func;
+  return parent->getParentOfType<LLVM::LLVMFuncOp>();
+}
+
+/// Declares external function |name| of |type| in |module| unless it is
+/// there; fails (with an error) when it is there with another type.
+LogicalResult declareFunction(OpBuilder &builder, Location loc,
+                              ModuleOp module, StringRef name,
+                              LLVM::LLVMFunctionType type) {
+  if (Operation *existing = module.lookupSymbol(name)) {
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(existing);
+    if (func && func.getFunctionType() == type)
+      return success();
+    return emitError(loc) << "nvidia target hooks: the module already has a "
+                             "symbol @"
+                          << name << " that is not the device function "
+                          << type;
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  builder.create<LLVM::LLVMFuncOp>(loc, name, type);
+  return success();
+}
+
+/// A generic pointer to a NUL-terminated constant copy of |text| in global
+/// memory: an existing `tegula_nv_str_<n>` global with the same bytes, or a
+/// new one with the first free <n>.
+Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
+                     StringRef text) {
+  std::string bytes = text.str();
+  bytes.push_back('\0');
+  MLIRContext *context = builder.getContext();
+  LLVM::GlobalOp global;
+  std::string name;
+  for (unsigned n = 0;; ++n) {
+    name = kStringPrefix + std::to_string(n);
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing)
+      break;
+    auto candidate = dyn_cast<LLVM::GlobalOp>(existing);
+    if (candidate && candidate.getConstant() && candidate.getValueAttr() &&
+        candidate.getValueAttr() == builder.getStringAttr(bytes)) {
+      global = candidate;
+      break;
+    }
+  }
+  if (!global) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size());
+    global = builder.create<LLVM::GlobalOp>(
+        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
+        builder.getStringAttr(bytes), /*alignment=*/1, kGlobalSpace);
+  }
+  Value address = builder.create<LLVM::AddressOfOp>(loc, global);
+  return builder.create<LLVM::AddrSpaceCastOp>(loc, ptrType(context), address);
+}
+
+/// |text| with every '%' doubled, for a printf format.
+std::string escapeFormat(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%')
+      out += "%%";
+    else if (c == '\n' || c == '\r')
+      out += ' '; // One line per print, as the host prints it.
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// |value| (any integer, or an index) as an i64, sign- or zero-extended.
+Value toI64(OpBuilder &builder, Location loc, Value value, bool isSigned) {
+  if (isa<IndexType>(value.getType()))
+    return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), value);
+  auto type = cast<IntegerType>(value.getType());
+  if (type.getWidth() == 64)
+    return value;
+  if (type.getWidth() > 64)
+    return builder.create<LLVM::TruncOp>(loc, builder.getI64Type(), value);
+  if (isSigned)
+    return builder.create<LLVM::SExtOp>(loc, builder.getI64Type(), value);
+  return builder.create<LLVM::ZExtOp>(loc, builder.getI64Type(), value);
+}
+
+/// Calls vprintf(|format|, args) with |args| stored, naturally aligned, in a
+/// local buffer (the layout vprintf reads). The buffer is an alloca in the
+/// entry block of the enclosing llvm.func, so that prints in loops do not
+/// grow the stack.
+LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
+                         StringRef format, ArrayRef<Value> args) {
+  MLIRContext *context = builder.getContext();
+  LLVM::LLVMFuncOp func = enclosingFunction(builder);
+  if (!func || func.getBody().empty())
+    return emitError(loc) << "nvidia print: the code is not inside an "
+                             "llvm.func with a body";
+  Type ptr = ptrType(context);
+  auto printfType =
+      LLVM::LLVMFunctionType::get(builder.getI32Type(), {ptr, ptr});
+  if (failed(declareFunction(builder, loc, module, kPrintFunction,
+                             printfType)))
+    return failure();
+
+  Value buffer;
+  if (args.empty()) {
+    buffer = builder.create<LLVM::ZeroOp>(loc, ptr);
+  } else {
+    SmallVector<Type> fields;
+    for (Value arg : args)
+      fields.push_back(arg.getType());
+    auto structType = LLVM::LLVMStructType::getLiteral(context, fields);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(&func.getBody().front());
+      Value one = constantI32(builder, loc, 1);
+      buffer = builder.create<LLVM::AllocaOp>(loc, ptr, structType, one,
+                                              /*alignment=*/8);
+    }
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      Value field = builder.create<LLVM::GEPOp>(
+          loc, ptr, structType, buffer,
+          ArrayRef<LLVM::GEPArg>{0, static_cast<int32_t>(i)},
+          /*inbounds=*/true);
+      builder.create<LLVM::StoreOp>(loc, arg, field);
+    }
+  }
+  Value formatAddress = stringConstant(builder, loc, module, format);
+  builder.create<LLVM::CallOp>(loc, printfType, kPrintFunction,
+                               ValueRange{formatAddress, buffer});
+  return success();
+}
+
+/// The three program ids, for "pid (x, y, z)".
+SmallVector<Value> programIds(OpBuilder &builder, Location loc) {
+  Type i32 = builder.getI32Type();
+  return {builder.create<NVVM::BlockIdXOp>(loc, i32),
+          builder.create<NVVM::BlockIdYOp>(loc, i32),
+          builder.create<NVVM::BlockIdZOp>(loc, i32)};
+}
+
+/// True when |index| is a constant below zero (a scalar: no element index).
+/// Matched by op class, not with m_ConstantInt: hasTrait<ConstantLike>
+/// compares TypeIDs made from compiler-specific type names, which differ
+/// between this GCC-built code and a clang-built libMLIR.
+bool isScalarIndex(Value index) {
+  Attribute value;
+  if (auto constant = index.getDefiningOp<arith::ConstantOp>())
+    value = constant.getValue();
+  else if (auto constant = index.getDefiningOp<LLVM::ConstantOp>())
+    value = constant.getValue();
+  auto integer = dyn_cast_or_null<IntegerAttr>(value);
+  return integer && integer.getValue().isNegative();
+}
+
+} // namespace
+
+void tegula::nvidia::loadNvidiaHookDialects(MLIRContext &context) {
+  context.loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect,
+                      arith::ArithDialect>();
+}
+
+Value NvidiaTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
+                                        Axis axis) const {
+  Type i32 = builder.getI32Type();
+  switch (axis) {
+  case Axis::X:
+    return builder.create<NVVM::BlockIdXOp>(loc, i32);
+  case Axis::Y:
+    return builder.create<NVVM::BlockIdYOp>(loc, i32);
+  case Axis::Z:
+    return builder.create<NVVM::BlockIdZOp>(loc, i32);
+  }
+  return builder.create<NVVM::BlockIdXOp>(loc, i32);
+}
+
+Value NvidiaTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
+                                          Axis axis) const {
+  Type i32 = builder.getI32Type();
+  switch (axis) {
+  case Axis::X:
+    return builder.create<NVVM::GridDimXOp>(loc, i32);
+  case Axis::Y:
+    return builder.create<NVVM::GridDimYOp>(loc, i32);
+  case Axis::Z:
+    return builder.create<NVVM::GridDimZOp>(loc, i32);
+  }
+  return builder.create<NVVM::GridDimXOp>(loc, i32);
+}
+
+Value NvidiaTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
+  return builder.create<NVVM::ThreadIdXOp>(loc, builder.getI32Type());
+}
+
+void NvidiaTargetHooks::buildBarrier(OpBuilder &builder, Location loc) const {
+  builder.create<NVVM::Barrier0Op>(loc);
+}
+
+Value NvidiaTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
+                                      Value value, ShuffleKind kind,
+                                      Value offset) const {
+  Type type = value.getType();
+  if (!type.isInteger(32) && !type.isF32()) {
+    emitError(loc) << "nvidia shuffle: cannot shuffle a value of type " << type
+                   << " (i32 or f32 only; the caller splits wider values)";
+    return builder.create<LLVM::PoisonOp>(loc, type);
+  }
+  // The c operand of shfl.sync: segment mask (bits 8-12) 0, so the whole
+  // warp is one segment, and the clamp (bits 0-4): the last lane for bfly,
+  // down and idx, the first for up (PTX ISA, shfl.sync).
+  NVVM::ShflKind mode = NVVM::ShflKind::bfly;
+  int32_t clamp = 0x1f;
+  switch (kind) {
+  case ShuffleKind::Xor:
+    mode = NVVM::ShflKind::bfly;
+    break;
+  case ShuffleKind::Up:
+    mode = NVVM::ShflKind::up;
+    clamp = 0;
+    break;
+  case ShuffleKind::Down:
+    mode = NVVM::ShflKind::down;
+    break;
+  case ShuffleKind::Index:
+    mode = NVVM::ShflKind::idx;
+    break;
+  }
+  Value members = constantI32(builder, loc, -1); // 0xffffffff
+  Value maskAndClamp = constantI32(builder, loc, clamp);
+  return builder.create<NVVM::ShflOp>(
+      loc, type, members, value, offset, maskAndClamp,
+      NVVM::ShflKindAttr::get(builder.getContext(), mode),
+      /*return_value_and_is_valid=*/UnitAttr());
+}
+
+Value NvidiaTargetHooks::buildScratchBase(OpBuilder &builder,
+                                          Location loc) const {
+  MLIRContext *context = builder.getContext();
+  Type sharedPtr = ptrType(context, kSharedSpace);
+  ModuleOp module = enclosingModule(builder);
+  if (!module) {
+    emitError(loc) << "nvidia target hooks: the scratch base is asked for "
+                      "outside a module";
+    return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
+  }
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemorySymbol);
+  if (!global) {
+    if (module.lookupSymbol(kSharedMemorySymbol)) {
+      emitError(loc) << "nvidia target hooks: the module already has a "
+                        "symbol @"
+                     << kSharedMemorySymbol
+                     << " that is not the shared memory array";
+      return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    // `.extern .shared .align 16 .b8 tegula_shared[]`: the launch's dynamic
+    // shared memory.
+    global = builder.create<LLVM::GlobalOp>(
+        loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
+        Attribute(), /*alignment=*/16, kSharedSpace);
+  }
+  return builder.create<LLVM::AddressOfOp>(loc, global);
+}
+
+LogicalResult NvidiaTargetHooks::buildPrint(OpBuilder &builder, Location loc,
+                                            StringRef prefix, Value index,
+                                            Value value, bool isSigned,
+                                            bool hex) const {
+  ModuleOp module = enclosingModule(builder);
+  if (!module)
+    return emitError(loc) << "nvidia print: the code is not inside a module";
+  if (!isa<IntegerType, IndexType>(index.getType()))
+    return emitError(loc) << "nvidia print: the element index is "
+                          << index.getType() << ", not an integer";
+
+  std::string format = "pid (%u, %u, %u)";
+  SmallVector<Value> args = programIds(builder, loc);
+  if (!isScalarIndex(index)) {
+    format += " idx (%lld)";
+    args.push_back(toI64(builder, loc, index, /*isSigned=*/true));
+  }
+  // Triton's front end makes the prefix " name: "; a bare "name:" gets the
+  // same spacing (the host plugin's rule).
+  std::string text = escapeFormat(prefix);
+  if (text.empty() || text.front() != ' ')
+    text.insert(text.begin(), ' ');
+  if (!value) {
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    format += text + "\n";
+    return callPrintf(builder, loc, module, format, args);
+  }
+  if (text.back() != ' ')
+    text.push_back(' ');
+  format += text;
+
+  Type type = value.getType();
+  MLIRContext *context = builder.getContext();
+  auto hexFormat = [&](unsigned width) {
+    return "0x%0" + std::to_string((width + 3) / 4) + "llx";
+  };
+  if (isa<IndexType>(type)) {
+    format += hex ? hexFormat(64) : "%lld";
+    args.push_back(toI64(builder, loc, value, /*isSigned=*/true));
+  } else if (auto intType = dyn_cast<IntegerType>(type)) {
+    unsigned width = intType.getWidth();
+    // i1 prints as 0 or 1 whatever the signedness; hex shows the value's
+    // own bits.
+    bool sign = isSigned && width > 1 && !hex;
+    format += hex ? hexFormat(width) : sign ? "%lld" : "%llu";
+    args.push_back(toI64(builder, loc, value, sign));
+  } else if (auto floatType = dyn_cast<FloatType>(type)) {
+    unsigned width = floatType.getWidth();
+    if (hex) {
+      Value raw = builder.create<LLVM::BitcastOp>(
+          loc, IntegerType::get(context, width), value);
+      format += hexFormat(width);
+      args.push_back(toI64(builder, loc, raw, /*isSigned=*/false));
+    } else {
+      Value wide = value;
+      if (width < 64)
+        wide = builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
+      else if (width > 64)
+        wide =
+            builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
+      format += "%f";
+      args.push_back(wide);
+    }
+  } else if (isa<LLVM::LLVMPointerType>(type)) {
+    format += "0x%llx";
+    args.push_back(
+        builder.create<LLVM::PtrToIntOp>(loc, builder.getI64Type(), value));
+  } else {
+    return emitError(loc) << "nvidia print: cannot print a value of type "
+                          << type << " (integers, floats and pointers only)";
+  }
+  format += "\n";
+  return callPrintf(builder, loc, module, format, args);
+}
+
+LogicalResult NvidiaTargetHooks::buildAssertFailure(
+    OpBuilder &builder, Location loc, StringRef message, StringRef file,
+    unsigned line, StringRef function, Value index) const {
+  MLIRContext *context = builder.getContext();
+  ModuleOp module = enclosingModule(builder);
+  if (!module)
+    return emitError(loc) << "nvidia assert: the code is not inside a module";
+  if (!isa<IntegerType, IndexType>(index.getType()))
+    return emitError(loc) << "nvidia assert: the element index is "
+                          << index.getType() << ", not an integer";
+
+  // The line the host plugin makes its launch error of, on the device's
+  // stdout: __assertfail's own line lacks the program and the element.
+  std::string format = "device_assert failed at " + escapeFormat(file) + ":" +
+                       std::to_string(line) + " in " +
+                       escapeFormat(function) + ": " + escapeFormat(message) +
+                       " (program (%u, %u, %u)";
+  SmallVector<Value> args = programIds(builder, loc);
+  if (!isScalarIndex(index)) {
+    format += ", element %lld";
+    args.push_back(toI64(builder, loc, index, /*isSigned=*/true));
+  }
+  format += ")\n";
+  if (failed(callPrintf(builder, loc, module, format, args)))
+    return failure();
+
+  // void __assertfail(const char *message, const char *file, unsigned line,
+  //                   const char *function, size_t charSize)
+  Type ptr = ptrType(context);
+  auto assertType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(context),
+      {ptr, ptr, builder.getI32Type(), ptr, builder.getI64Type()});
+  if (failed(declareFunction(builder, loc, module, kAssertFunction,
+                             assertType)))
+    return failure();
+  Value messageAddress = stringConstant(builder, loc, module, message);
+  Value fileAddress = stringConstant(builder, loc, module, file);
+  Value functionAddress = stringConstant(builder, loc, module, function);
+  builder.create<LLVM::CallOp>(
+      loc, assertType, kAssertFunction,
+      ValueRange{messageAddress, fileAddress,
+                 constantI32(builder, loc, static_cast<int32_t>(line)),
+                 functionAddress, constantI64(builder, loc, 1)});
+  return success();
+}
+
+void NvidiaTargetHooks::buildAtomicFence(OpBuilder &builder, Location loc,
+                                         bool before,
+                                         backend::MemoryOrder order,
+                                         backend::MemoryScope scope) const {
+  using backend::MemoryOrder;
+  bool releases = order == MemoryOrder::Release ||
+                  order == MemoryOrder::AcquireRelease;
+  bool acquires = order == MemoryOrder::Acquire ||
+                  order == MemoryOrder::AcquireRelease;
+  if (before ? !releases : !acquires)
+    return;
+  const char *text = scope == backend::MemoryScope::Block
+                         ? "fence.acq_rel.cta;"
+                         : scope == backend::MemoryScope::System
+                               ? "fence.acq_rel.sys;"
+                               : "fence.acq_rel.gpu;";
+  MLIRContext *context = builder.getContext();
+  builder.create<LLVM::InlineAsmOp>(
+      loc, LLVM::LLVMVoidType::get(context), ValueRange{}, text, "~{memory}",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
+FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildMatrixMultiply(
+    OpBuilder &builder, Location loc, StringRef kind, ArrayRef<int64_t> version,
+    ArrayRef<int64_t> instrShape, ValueRange a, ValueRange b,
+    ValueRange c) const {
+  if (kind != "nvidia.mma" || version.size() != 1 || version[0] != 2 ||
+      instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8 ||
+      a.size() != 8 || b.size() != 4 || c.size() != 4)
+    return failure();
+  Type operand = a.front().getType();
+  if (!operand.isF16() && !operand.isBF16())
+    return failure();
+  for (ValueRange operands : {a, b})
+    for (Value value : operands)
+      if (value.getType() != operand)
+        return failure();
+  for (Value value : c)
+    if (!value.getType().isF32())
+      return failure();
+
+  // Operand pairs (x0, x1) as one .b32 register, x0 in the low half.
+  MLIRContext *context = builder.getContext();
+  auto pairType = VectorType::get({2}, operand);
+  auto pack = [&](Value low, Value high) -> Value {
+    Value pair = builder.create<LLVM::PoisonOp>(loc, pairType);
+    pair = builder.create<LLVM::InsertElementOp>(loc, pair, low,
+                                                 constantI32(builder, loc, 0));
+    pair = builder.create<LLVM::InsertElementOp>(loc, pair, high,
+                                                 constantI32(builder, loc, 1));
+    return builder.create<LLVM::BitcastOp>(loc, builder.getI32Type(), pair);
+  };
+  SmallVector<Value> operands;
+  for (unsigned i = 0; i < 8; i += 2)
+    operands.push_back(pack(a[i], a[i + 1]));
+  for (unsigned i = 0; i < 4; i += 2)
+    operands.push_back(pack(b[i], b[i + 1]));
+  operands.append(c.begin(), c.end());
+
+  std::string type = operand.isF16() ? "f16" : "bf16";
+  std::string text = "mma.sync.aligned.m16n8k16.row.col.f32." + type + "." +
+                     type +
+                     ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+                     "{$10, $11, $12, $13};";
+  Type f32 = builder.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+  auto mma = builder.create<LLVM::InlineAsmOp>(
+      loc, resultType, operands, text,
+      "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", /*has_side_effects=*/false,
+      /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d.push_back(builder.create<LLVM::ExtractValueOp>(loc, mma.getResult(0),
+                                                     ArrayRef<int64_t>{i}));
+  return d;
+}

@@ -1,0 +1,100 @@
+//===- NvidiaTargetHooks.h - What the lowering asks an NVIDIA GPU -*- C++ -*-===//
+//
+// TargetHooks for NVPTX, built with MLIR's NVVM and LLVM dialects: a warp is
+// 32 threads, global memory is address space 1 and shared memory 3; program
+// and thread ids are the PTX special registers (%ctaid, %nctaid, %tid), the
+// block barrier is bar.sync 0 and cross-lane exchanges are shfl.sync over the
+// full warp. The lowering's scratch is the kernel's dynamic shared memory:
+// an external `[0 x i8]` array in address space 3, declared once per module.
+// tl.device_print calls the CUDA device runtime's vprintf and a failed
+// tl.device_assert calls __assertfail (both resolved by ptxas or the
+// driver's JIT), which stops the kernel with CUDA_ERROR_ASSERT. A
+// "nvidia.mma" v2 dot step is one mma.sync m16n8k16 in inline PTX.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_PLUGINS_NVIDIA_NVIDIATARGETHOOKS_H
+#define TEGULA_PLUGINS_NVIDIA_NVIDIATARGETHOOKS_H
+
+#include "tegula/BackendKit/TargetHooks.h"
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace tegula::nvidia {
+
+/// The symbol of the dynamic shared memory array the scratch base points to.
+inline constexpr const char *kSharedMemorySymbol = "tegula_shared";
+
+/// NVIDIA's answers to the generic lowering. Stateless: one instance may
+/// serve concurrent compiles. The caller loads the dialects it builds with
+/// (loadNvidiaHookDialects). A hook that cannot build what it is asked emits
+/// an error at |loc| and returns a poison value (or failure), so the compile
+/// fails with that message.
+class NvidiaTargetHooks : public backend::TargetHooks {
+public:
+  unsigned getWarpSize() const override { return 32; }
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
+  /// `fence.acq_rel.{cta,gpu,sys}` before a releasing and after an acquiring
+  /// atomic (LLVM 19's NVPTX drops atomic orderings).
+  void buildAtomicFence(mlir::OpBuilder &builder, mlir::Location loc,
+                        bool before, backend::MemoryOrder order,
+                        backend::MemoryScope scope) const override;
+
+  /// %ctaid.{x,y,z}.
+  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
+                             backend::Axis axis) const override;
+  /// %nctaid.{x,y,z}.
+  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
+                               backend::Axis axis) const override;
+  /// %tid.x.
+  mlir::Value buildThreadId(mlir::OpBuilder &builder,
+                            mlir::Location loc) const override;
+  /// bar.sync 0 (nvvm.barrier0).
+  void buildBarrier(mlir::OpBuilder &builder,
+                    mlir::Location loc) const override;
+  /// shfl.sync.{bfly,up,down,idx}.b32 over all 32 lanes (member mask
+  /// 0xffffffff; clamp 0x1f, or 0 for `up`, as PTX defines them).
+  mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::Value value, backend::ShuffleKind kind,
+                           mlir::Value offset) const override;
+
+  /// The address of the module's external `[0 x i8]` shared array (address
+  /// space 3, 16-byte aligned), declared on first use.
+  mlir::Value buildScratchBase(mlir::OpBuilder &builder,
+                               mlir::Location loc) const override;
+  /// vprintf("pid (%u, %u, %u) idx (%lld) PREFIX VALUE\n", args): the line
+  /// the host plugin prints, with Triton's spacing (no idx for a scalar, a
+  /// constant -1 |index|; the prefix alone for a null |value|).
+  mlir::LogicalResult buildPrint(mlir::OpBuilder &builder, mlir::Location loc,
+                                 llvm::StringRef prefix, mlir::Value index,
+                                 mlir::Value value, bool isSigned,
+                                 bool hex) const override;
+  /// Prints "device_assert failed at FILE:LINE in FUNCTION: MESSAGE (program
+  /// (x, y, z), element i)" with vprintf, then calls __assertfail(message,
+  /// file, line, function, 1), which ends the kernel with CUDA_ERROR_ASSERT.
+  mlir::LogicalResult
+  buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                     llvm::StringRef message, llvm::StringRef file,
+                     unsigned line, llvm::StringRef function,
+                     mlir::Value index) const override;
+  /// "nvidia.mma" version 2, instruction 16x8 (k 16): one
+  /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` as
+  /// inline PTX (sm_80 and later), from 8 A and 4 B f16 or bf16 elements
+  /// (packed in pairs into .b32 registers) and 4 f32 C elements. Failure
+  /// for any other kind, version, shape or types.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
+                      llvm::StringRef kind, llvm::ArrayRef<int64_t> version,
+                      llvm::ArrayRef<int64_t> instrShape, mlir::ValueRange a,
+                      mlir::ValueRange b, mlir::ValueRange c) const override;
+};
+
+/// Loads the dialects NvidiaTargetHooks builds with (NVVM, LLVM, arith).
+void loadNvidiaHookDialects(mlir::MLIRContext &context);
+
+} // namespace tegula::nvidia
+
+#endif // TEGULA_PLUGINS_NVIDIA_NVIDIATARGETHOOKS_H

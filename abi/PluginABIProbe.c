@@ -41,3 +41,12 @@ TG_PLUGIN_EXPORT void tg_abi_probe_values(
   (void)properties;
   (void)option;
 }
+
+/** The native-stream extension (TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT in
+ *  the table's chain, TG_EXTENSION_TYPE_NATIVE_STREAM in stream_create's). */
+TG_PLUGIN_EXPORT void
+tg_abi_probe_native_stream(const tg_native_stream_support *support,
+                           const tg_native_stream_extension *extension) {
+  (void)support;
+  (void)extension;
+}

@@ -95,6 +95,8 @@ struct tegula_buffer {
 struct tegula_stream {
   tegula_device *device;
   tg_stream_t *handle;
+  /// A wrapper of a native stream (tegula_stream_create_native).
+  bool native = false;
 };
 
 struct tegula_event {

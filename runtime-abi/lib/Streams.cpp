@@ -28,6 +28,50 @@ tegula_error_t *tegula_stream_create(tegula_device_t *device,
   });
 }
 
+tegula_error_t *tegula_stream_create_native(tegula_device_t *device,
+                                            uint64_t native_stream,
+                                            tegula_stream_t **out) {
+  TEGULA_REJECT_IF(!device || !out, "device or out is NULL");
+  *out = nullptr;
+  const Plugin *plugin = device->plugin;
+  // A plugin skips extension types it does not know: it would create a new
+  // stream, unordered with the caller's. Only a plugin that says it can wrap
+  // gets the extension.
+  const auto *support =
+      reinterpret_cast<const tg_native_stream_support *>(tg_find_extension(
+          plugin->api->extension_start,
+          TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT));
+  if (!support)
+    return makeErrorf(TG_ERROR_UNIMPLEMENTED,
+                      "%s: the plugin cannot launch on a native stream (it "
+                      "does not offer TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT)",
+                      plugin->name.c_str());
+  return guard([&]() -> tegula_error_t * {
+    auto stream = std::make_unique<tegula_stream>();
+    tg_native_stream_extension extension{};
+    extension.base.struct_size = sizeof(extension);
+    extension.base.type = TG_EXTENSION_TYPE_NATIVE_STREAM;
+    extension.base.next = nullptr;
+    extension.native_stream = native_stream;
+    tg_stream_create_args args{};
+    args.extension_start = &extension.base;
+    args.device = device->handle;
+    if (tegula_error_t *error = TEGULA_PLUGIN_CALL(plugin, stream_create, args))
+      return error;
+    if (!args.stream)
+      return makeErrorf(TG_ERROR_INTERNAL,
+                        "%s: stream_create returned no stream for the native "
+                        "stream 0x%llx",
+                        plugin->name.c_str(),
+                        static_cast<unsigned long long>(native_stream));
+    stream->device = device;
+    stream->handle = args.stream;
+    stream->native = true;
+    *out = stream.release();
+    return nullptr;
+  });
+}
+
 tegula_error_t *tegula_stream_destroy(tegula_stream_t *stream) {
   if (!stream)
     return nullptr;

@@ -354,4 +354,124 @@ TEST(PluginBase, FailingInitializeIsReported) {
   EXPECT_EQ(init.plugin, nullptr);
 }
 
+//===-- PluginBase: native streams (TG_EXTENSION_TYPE_NATIVE_STREAM) -------------===//
+
+/// Counts synchronize() calls and remembers what it wraps.
+class CountingStream : public StreamBase {
+public:
+  CountingStream(DeviceBase &device, uint64_t native, int &syncs)
+      : StreamBase(device), native(native), syncs(syncs) {}
+  Status synchronize() override {
+    ++syncs;
+    return Status::success();
+  }
+  Status waitEvent(EventBase &) override { return Status::success(); }
+  const uint64_t native;
+  int &syncs;
+};
+
+class NativeDevice : public KitDevice {
+public:
+  using KitDevice::KitDevice;
+  Status createStream(std::unique_ptr<StreamBase> &stream) override {
+    stream = std::make_unique<CountingStream>(*this, 0, syncs);
+    return Status::success();
+  }
+  Status wrapNativeStream(uint64_t native,
+                          std::unique_ptr<StreamBase> &stream) override {
+    if (native == 0xbad)
+      return Status(TG_ERROR_INVALID_ARGUMENT, "not a stream of this device");
+    stream = std::make_unique<CountingStream>(*this, native, syncs);
+    return Status::success();
+  }
+  int syncs = 0;
+};
+
+class NativePlugin : public PluginBase {
+public:
+  static constexpr const char *nativeStreamHandleType = "KitStream";
+  NativePlugin() : PluginBase({"kitnative", "1.0", "Tegula tests", {"a"}}) {}
+  Status initialize(uint32_t, uint32_t) override {
+    addDevice(std::make_unique<NativeDevice>(*this));
+    return Status::success();
+  }
+};
+
+TEST(PluginBase, NativeStreamsAreAdvertisedOnlyWhenDeclared) {
+  EXPECT_EQ(pluginApi<KitPlugin>(TG_PLUGIN_API_MAJOR, 0)->extension_start,
+            nullptr);
+  const tg_plugin_api *api = pluginApi<NativePlugin>(TG_PLUGIN_API_MAJOR, 0);
+  const auto *support =
+      reinterpret_cast<const tg_native_stream_support *>(tg_find_extension(
+          api->extension_start, TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT));
+  ASSERT_NE(support, nullptr);
+  EXPECT_EQ(support->base.struct_size, sizeof(tg_native_stream_support));
+  EXPECT_STREQ(support->handle_type, "KitStream");
+}
+
+TEST(PluginBase, WrapsANativeStreamAndDestroysOnlyTheWrapper) {
+  const tg_plugin_api *api = pluginApi<NativePlugin>(TG_PLUGIN_API_MAJOR, 0);
+  tg_plugin_initialize_args init{};
+  init.struct_size = sizeof(init);
+  init.runtime_major = TG_PLUGIN_API_MAJOR;
+  ASSERT_EQ(take(api, api->plugin_initialize(&init)).first, TG_SUCCESS);
+  tg_plugin_get_devices_args devices{};
+  devices.struct_size = sizeof(devices);
+  devices.plugin = init.plugin;
+  ASSERT_EQ(take(api, api->plugin_get_devices(&devices)).first, TG_SUCCESS);
+  auto &device = static_cast<NativeDevice &>(
+      *static_cast<DeviceBase *>(devices.devices[0]));
+
+  auto create = [&](const tg_native_stream_extension *native,
+                    tg_stream_t **out) {
+    tg_stream_create_args args{};
+    args.struct_size = sizeof(args);
+    args.device = devices.devices[0];
+    args.extension_start = const_cast<tg_extension_base *>(
+        native ? &native->base : nullptr);
+    auto result = take(api, api->stream_create(&args));
+    *out = args.stream;
+    return result;
+  };
+  auto destroy = [&](tg_stream_t *stream) {
+    tg_stream_destroy_args args{};
+    args.struct_size = sizeof(args);
+    args.stream = stream;
+    return take(api, api->stream_destroy(&args)).first;
+  };
+
+  tg_native_stream_extension native{};
+  native.base.struct_size = sizeof(native);
+  native.base.type = TG_EXTENSION_TYPE_NATIVE_STREAM;
+  native.native_stream = 0x1234;
+  tg_stream_t *wrapper = nullptr;
+  ASSERT_EQ(create(&native, &wrapper).first, TG_SUCCESS);
+  auto *counting = static_cast<CountingStream *>(static_cast<StreamBase *>(wrapper));
+  EXPECT_EQ(counting->native, 0x1234u);
+  EXPECT_TRUE(counting->wrapsNativeStream);
+  EXPECT_EQ(destroy(wrapper), TG_SUCCESS);
+  EXPECT_EQ(device.syncs, 0) << "destroying a wrapper must not wait for the "
+                                "native stream";
+
+  tg_stream_t *own = nullptr;
+  ASSERT_EQ(create(nullptr, &own).first, TG_SUCCESS);
+  EXPECT_FALSE(static_cast<StreamBase *>(own)->wrapsNativeStream);
+  EXPECT_EQ(destroy(own), TG_SUCCESS);
+  EXPECT_EQ(device.syncs, 1) << "a stream of its own is waited for";
+
+  native.native_stream = 0xbad;
+  tg_stream_t *refused = nullptr;
+  EXPECT_EQ(create(&native, &refused),
+            std::make_pair(int32_t(TG_ERROR_INVALID_ARGUMENT),
+                           std::string("not a stream of this device")));
+  EXPECT_EQ(refused, nullptr);
+  native.base.struct_size = sizeof(tg_extension_base);
+  EXPECT_EQ(create(&native, &refused).first, TG_ERROR_INVALID_ARGUMENT);
+
+  tg_plugin_destroy_args done{};
+  done.struct_size = sizeof(done);
+  done.plugin = init.plugin;
+  EXPECT_EQ(take(api, api->plugin_destroy(&done)).first, TG_SUCCESS);
+}
+
 } // namespace

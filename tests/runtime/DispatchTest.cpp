@@ -126,6 +126,37 @@ TEST_F(Dispatch, StreamsMustBelongToTheBuffersDevice) {
                              "testdev:1, the buffer to testdev:0");
 }
 
+TEST_F(Dispatch, NativeStreamsAreWrappedByPluginsThatOfferIt) {
+  Device device = runtime.device("testdev:0");
+  // testdev advertises TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT: any handle
+  // but ~0 ("another device's") wraps, and works as a stream.
+  Stream wrapped = device.wrapNativeStream(0x1234);
+  Buffer buffer = device.allocate(64);
+  buffer.memset(7, 64, 0, &wrapped);
+  wrapped.synchronize();
+  Event event = device.createEvent();
+  event.record(wrapped);
+  event.waitIn(wrapped);
+  Error error = expectError([&] { device.wrapNativeStream(~uint64_t(0)); });
+  EXPECT_EQ(error.code(), TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(error.what(), "testdev: the native stream 0xffffffffffffffff "
+                             "belongs to another device");
+
+  // all_errors offers no support: the runtime refuses without asking it
+  // (it would have made a stream of its own, unordered with the caller's).
+  tegula_stream_t *stream = reinterpret_cast<tegula_stream_t *>(1);
+  tegula_error_t *e = tegula_stream_create_native(
+      runtime.device("all_errors:0").get(), 0, &stream);
+  EXPECT_EQ(tegula_error_get_code(e), TG_ERROR_UNIMPLEMENTED);
+  EXPECT_EQ(takeMessage(e),
+            "all_errors: the plugin cannot launch on a native stream (it does "
+            "not offer TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT)");
+  EXPECT_EQ(stream, nullptr);
+  e = tegula_stream_create_native(nullptr, 0, &stream);
+  EXPECT_EQ(tegula_error_get_code(e), TG_ERROR_INVALID_ARGUMENT);
+  tegula_error_destroy(e);
+}
+
 TEST_F(Dispatch, PluginErrorsArriveWithCodeAndBackendName) {
   Device device = runtime.device("testdev:0");
   Error error = expectError([&] { device.allocate(2ull << 30); });

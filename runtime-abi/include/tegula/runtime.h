@@ -193,8 +193,20 @@ TEGULA_API tegula_error_t *tegula_buffer_memset(tegula_buffer_t *buffer,
 
 TEGULA_API tegula_error_t *tegula_stream_create(tegula_device_t *device,
                                                 tegula_stream_t **out);
+/** A stream that wraps an existing native stream of |device| instead of
+ *  creating one: a CUstream (as an integer) for the `nvidia` backend, e.g.
+ *  PyTorch's `torch.cuda.current_stream().cuda_stream`; 0 is CUDA's legacy
+ *  default stream. Work on it is ordered with the framework's work on that
+ *  stream. The caller keeps the native stream alive while the wrapper is
+ *  used; tegula_stream_destroy frees the wrapper only (no wait, the native
+ *  stream stays). TG_ERROR_UNIMPLEMENTED when |device|'s plugin does not
+ *  offer TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT (tegula/plugin.h). */
+TEGULA_API tegula_error_t *tegula_stream_create_native(tegula_device_t *device,
+                                                       uint64_t native_stream,
+                                                       tegula_stream_t **out);
 /** Waits for the stream's work and destroys it (the handle is gone even when
- *  an error is returned). */
+ *  an error is returned). A wrapper of a native stream is freed without
+ *  waiting. */
 TEGULA_API tegula_error_t *tegula_stream_destroy(tegula_stream_t *stream);
 TEGULA_API tegula_error_t *tegula_stream_synchronize(tegula_stream_t *stream);
 /** Later work in |stream| waits for |event| (same plugin). */

@@ -95,7 +95,8 @@ struct PluginInfo {
   std::string deviceStatus;
 };
 
-/// An in-order queue of work on one device. Destroying it waits for its work.
+/// An in-order queue of work on one device. Destroying it waits for its work
+/// (a wrapper of a native stream is freed without waiting).
 class Stream {
 public:
   explicit Stream(tegula_stream_t *handle) : handle(handle) {}
@@ -351,6 +352,14 @@ public:
   Stream createStream() {
     tegula_stream_t *stream = nullptr;
     detail::check(tegula_stream_create(handle, &stream));
+    return Stream(stream);
+  }
+  /// A Stream wrapping a native stream of this device (a CUstream as an
+  /// integer on `nvidia`); destroying it does not wait or destroy the
+  /// native stream (tegula_stream_create_native).
+  Stream wrapNativeStream(uint64_t nativeStream) {
+    tegula_stream_t *stream = nullptr;
+    detail::check(tegula_stream_create_native(handle, nativeStream, &stream));
     return Stream(stream);
   }
   Event createEvent() {

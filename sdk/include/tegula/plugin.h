@@ -122,7 +122,13 @@ typedef struct tg_error tg_error_t;
 /** Identifies an optional feature struct in an extension chain. Values below
  *  0x10000 are reserved for Tegula; a vendor uses its own range above. */
 typedef enum tg_extension_type {
-  TG_EXTENSION_TYPE_NONE = 0
+  TG_EXTENSION_TYPE_NONE = 0,
+  /** tg_native_stream_support, in `tg_plugin_api.extension_start`: the
+   *  plugin's stream_create honors TG_EXTENSION_TYPE_NATIVE_STREAM. */
+  TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT = 1,
+  /** tg_native_stream_extension, in `tg_stream_create_args.extension_start`:
+   *  wrap an existing native stream instead of creating one. */
+  TG_EXTENSION_TYPE_NATIVE_STREAM = 2
 } tg_extension_type;
 
 /** The header every extension struct begins with. A reader walks `next` and
@@ -434,14 +440,55 @@ typedef struct tg_buffer_memset_args {
   uint8_t value;       /* in */
 } tg_buffer_memset_args;
 
+/** Creates a stream; with a tg_native_stream_extension in the chain, wraps
+ *  an existing native one instead (see below). */
 typedef struct tg_stream_create_args {
   size_t struct_size;
-  tg_extension_base *extension_start;
+  tg_extension_base *extension_start; /* in: may hold the native stream */
   tg_device_t *device; /* in */
   tg_stream_t *stream; /* out */
 } tg_stream_create_args;
 
-/** Waits for the stream's work, then destroys it. */
+/*===-- Extension: launching on a native stream -----------------------------===
+ * A framework (PyTorch, JAX, CuPy) owns a vendor stream (a CUstream,
+ * hipStream_t, ...) and wants Tegula's work ordered in it. The plugin wraps
+ * that stream in a tg_stream_t instead of creating one (PJRT's "external
+ * stream" idea), so every call that takes a stream works on it unchanged.
+ *
+ *  - A plugin that can do this lists a tg_native_stream_support in its
+ *    table's `extension_start`. The runtime passes the extension below only
+ *    to such a plugin, and answers TG_ERROR_UNIMPLEMENTED itself otherwise
+ *    (a plugin skips extension types it does not know, so it would create a
+ *    new stream and the work would not be ordered with the caller's).
+ *  - stream_create with a tg_native_stream_extension in its chain wraps
+ *    `native_stream`, which belongs to |device| (for CUDA: a CUstream of the
+ *    device's primary context; 0 is the legacy default stream; the special
+ *    handles CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are valid too). A
+ *    handle of another device or context is TG_ERROR_INVALID_ARGUMENT where
+ *    the plugin can tell.
+ *  - The wrapper works like any stream (copies, launches, events, waits,
+ *    synchronize are all enqueued on or done against the native stream).
+ *    stream_destroy of a wrapper frees the wrapper only: it neither waits for
+ *    the native stream nor destroys it; the framework owns it and must keep
+ *    it alive while the wrapper is used.
+ *===----------------------------------------------------------------------===*/
+
+/** Advertised in `tg_plugin_api.extension_start`. */
+typedef struct tg_native_stream_support {
+  tg_extension_base base; /* type = TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT */
+  /** What `native_stream` holds, for messages: "CUstream", "hipStream_t". */
+  const char *handle_type;
+} tg_native_stream_support;
+
+/** In `tg_stream_create_args.extension_start`: wrap, do not create. */
+typedef struct tg_native_stream_extension {
+  tg_extension_base base; /* type = TG_EXTENSION_TYPE_NATIVE_STREAM */
+  /** The native handle as an integer (a CUstream cast to uintptr_t). */
+  uint64_t native_stream;
+} tg_native_stream_extension;
+
+/** Waits for the stream's work, then destroys it (a wrapper of a native
+ *  stream: see above). */
 typedef struct tg_stream_destroy_args {
   size_t struct_size;
   tg_extension_base *extension_start;

@@ -9,6 +9,9 @@
 //    above the device's 1 GiB fail with TG_ERROR_OUT_OF_MEMORY.
 //  - Streams run everything at once, in the caller's thread; events record
 //    the time. That is a valid (if trivial) in-order stream.
+//  - Native streams (TG_EXTENSION_TYPE_NATIVE_STREAM): any handle wraps,
+//    except ~0 (all ones), which stands for "a stream of another device" and
+//    is TG_ERROR_INVALID_ARGUMENT, as a real plugin answers where it can tell.
 //  - Compile: ignores the bytecode's content, takes the kernel name from the
 //    "kernel" option, and makes a text image naming it. Two built-in kernels
 //    run on the host when launched, unpacking the kernel ABI's layout:
@@ -55,6 +58,8 @@ struct tg_buffer {
 
 struct tg_stream {
   tg_device *device;
+  bool wrapsNative = false;
+  uint64_t native = 0;
 };
 
 struct tg_event {
@@ -317,14 +322,30 @@ tg_error_t *bufferMemset(tg_buffer_memset_args *args) {
 
 tg_error_t *streamCreate(tg_stream_create_args *args) {
   TG_CHECK_ARGS(args, tg_stream_create_args, stream);
+  const auto *native =
+      reinterpret_cast<const tg_native_stream_extension *>(tg_find_extension(
+          args->extension_start, TG_EXTENSION_TYPE_NATIVE_STREAM));
+  if (native && native->base.struct_size <
+                    TG_STRUCT_SIZE(tg_native_stream_extension, native_stream))
+    return makeError(TG_ERROR_INVALID_ARGUMENT,
+                     "tg_native_stream_extension is too small");
+  if (native && native->native_stream == ~uint64_t(0))
+    return makeError(TG_ERROR_INVALID_ARGUMENT,
+                     "the native stream 0xffffffffffffffff belongs to another "
+                     "device");
   args->stream = new (std::nothrow) tg_stream{args->device};
-  return args->stream ? nullptr
-                      : makeError(TG_ERROR_OUT_OF_MEMORY, "out of memory");
+  if (!args->stream)
+    return makeError(TG_ERROR_OUT_OF_MEMORY, "out of memory");
+  if (native) {
+    args->stream->wrapsNative = true;
+    args->stream->native = native->native_stream;
+  }
+  return nullptr;
 }
 
 tg_error_t *streamDestroy(tg_stream_destroy_args *args) {
   TG_CHECK_ARGS(args, tg_stream_destroy_args, stream);
-  delete args->stream;
+  delete args->stream; // A wrapper: the native stream is not ours to touch.
   return nullptr;
 }
 
@@ -497,9 +518,14 @@ tg_error_t *kernelLaunch(tg_kernel_launch_args *args) {
 
 extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
 tg_plugin_get_api(uint32_t runtimeMajor, uint32_t) {
+  static const tg_native_stream_support nativeStreams = {
+      {sizeof(tg_native_stream_support),
+       TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT, nullptr},
+      "testdev stream (any integer)"};
   static const tg_plugin_api table = [] {
     tg_plugin_api t{};
     t.struct_size = sizeof(t);
+    t.extension_start = &nativeStreams.base;
     t.major_version = TG_PLUGIN_API_MAJOR;
     t.minor_version = TG_PLUGIN_API_MINOR;
     t.error_destroy = errorDestroy;

@@ -140,6 +140,11 @@ public:
   /// Makes later work in this stream wait until |event| has completed.
   virtual Status waitEvent(EventBase &event) = 0;
 
+  /// Set by the kit for a stream made by DeviceBase::wrapNativeStream: it is
+  /// deleted without synchronize(), and its destructor must leave the native
+  /// stream (which the caller owns) alone.
+  bool wrapsNativeStream = false;
+
 private:
   DeviceBase &owner;
 };
@@ -311,6 +316,16 @@ public:
   }
   virtual Status createStream(std::unique_ptr<StreamBase> &stream) {
     return Status::unimplemented("stream_create");
+  }
+  /// A stream that wraps |native|, an existing native stream of this device
+  /// the caller owns (TG_EXTENSION_TYPE_NATIVE_STREAM in tegula/plugin.h: on
+  /// CUDA a CUstream as an integer, 0 the legacy default stream). It must not
+  /// destroy |native|. The runtime asks only when the plugin class declares
+  /// `static constexpr const char *nativeStreamHandleType = "CUstream";`,
+  /// which makes pluginApi advertise TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT.
+  virtual Status wrapNativeStream(uint64_t native,
+                                  std::unique_ptr<StreamBase> &stream) {
+    return Status::unimplemented("stream_create of a native stream");
   }
   virtual Status createEvent(std::unique_ptr<EventBase> &event) {
     return Status::unimplemented("event_create");
@@ -613,13 +628,26 @@ inline tg_error_t *bufferMemset(tg_buffer_memset_args *args) {
 inline tg_error_t *streamCreate(tg_stream_create_args *args) {
   TG_CHECK_ARGS(args, tg_stream_create_args, stream);
   TG_KIT_REQUIRE(args->device, "device");
+  // A native stream to wrap instead of a new one (the runtime sends it only
+  // when the table advertises the support: NativeStreamSupport below).
+  const auto *native =
+      reinterpret_cast<const tg_native_stream_extension *>(tg_find_extension(
+          args->extension_start, TG_EXTENSION_TYPE_NATIVE_STREAM));
   return call([&] {
+    if (native && native->base.struct_size <
+                      TG_STRUCT_SIZE(tg_native_stream_extension, native_stream))
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "tg_native_stream_extension is too small");
     std::unique_ptr<StreamBase> stream;
-    Status status = as<DeviceBase>(args->device).createStream(stream);
+    DeviceBase &device = as<DeviceBase>(args->device);
+    Status status = native ? device.wrapNativeStream(native->native_stream, stream)
+                           : device.createStream(stream);
     if (status.ok() && !stream)
       return Status(TG_ERROR_INTERNAL, "createStream succeeded without a stream");
-    if (status.ok())
+    if (status.ok()) {
+      stream->wrapsNativeStream = native != nullptr;
       args->stream = stream.release();
+    }
     return status;
   });
 }
@@ -629,9 +657,10 @@ inline tg_error_t *streamDestroy(tg_stream_destroy_args *args) {
   TG_KIT_REQUIRE(args->stream, "stream");
   return call([&] {
     // The ABI: wait for the stream's work, then destroy it (even when the
-    // wait fails: the handle is gone either way).
+    // wait fails: the handle is gone either way). A wrapper of a native
+    // stream is only deleted: the native stream is its owner's.
     std::unique_ptr<StreamBase> stream(&as<StreamBase>(args->stream));
-    return stream->synchronize();
+    return stream->wrapsNativeStream ? Status::success() : stream->synchronize();
   });
 }
 
@@ -754,6 +783,24 @@ inline tg_error_t *kernelLaunch(tg_kernel_launch_args *args) {
 
 #undef TG_KIT_REQUIRE
 
+/// The table's extension chain: TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT when
+/// PluginT declares `static constexpr const char *nativeStreamHandleType`
+/// (its devices override DeviceBase::wrapNativeStream), else nothing.
+template <typename PluginT, typename = void> struct NativeStreamSupport {
+  static const tg_extension_base *chain() { return nullptr; }
+};
+template <typename PluginT>
+struct NativeStreamSupport<
+    PluginT, std::void_t<decltype(PluginT::nativeStreamHandleType)>> {
+  static const tg_extension_base *chain() {
+    static const tg_native_stream_support support = {
+        {sizeof(tg_native_stream_support),
+         TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT, nullptr},
+        PluginT::nativeStreamHandleType};
+    return &support.base;
+  }
+};
+
 } // namespace detail
 
 /// The function table for plugin class |PluginT| (derived from PluginBase,
@@ -767,6 +814,7 @@ const tg_plugin_api *pluginApi(uint32_t runtimeMajor, uint32_t runtimeMinor) {
   static const tg_plugin_api table = [] {
     tg_plugin_api t{};
     t.struct_size = sizeof(t);
+    t.extension_start = detail::NativeStreamSupport<PluginT>::chain();
     t.major_version = TG_PLUGIN_API_MAJOR;
     t.minor_version = TG_PLUGIN_API_MINOR;
     t.error_destroy = errorDestroy;

@@ -270,8 +270,19 @@ class Device:
         ``kernel[grid](...)`` copies arrays in and out."""
         return self.backend == "host"
 
-    def stream(self):
-        return Stream(self)
+    def stream(self, native=None):
+        """A new Stream; with |native| (an int: a CUstream on ``nvidia``), a
+        Stream that wraps that existing native stream (see Stream)."""
+        return Stream(self, native=native)
+
+    def _native_stream(self, handle):
+        """The Stream wrapping native stream |handle|, made once per device and
+        handle (launches on PyTorch's current stream reuse it)."""
+        cache = self.__dict__.setdefault("_native_streams", {})
+        s = cache.get(handle)
+        if s is None or not s.alive:
+            s = cache[handle] = Stream(self, native=handle)
+        return s
 
     def event(self):
         return Event(self)
@@ -457,15 +468,40 @@ class Buffer(_Owned):
 
 
 class Stream(_Owned):
-    """An ordered queue of work on one device."""
+    """An ordered queue of work on one device.
+
+    ``Stream(device, native=handle)`` wraps an existing native stream instead
+    of creating one (``tegula_stream_create_native``): on ``nvidia`` a
+    CUstream as an int, e.g. ``torch.cuda.current_stream().cuda_stream``
+    (0 is CUDA's legacy default stream). Work on it is ordered with the
+    framework's; the framework keeps the native stream alive, and destroying
+    the wrapper neither waits for it nor destroys it. ``native_handle`` is
+    the handle (None for a stream Tegula created). A plugin that cannot wrap
+    native streams raises TegulaError (TG_ERROR_UNIMPLEMENTED).
+    """
 
     _destroy_fn = "tegula_stream_destroy"
 
-    def __init__(self, device):
+    def __init__(self, device, native=None):
         lib = device._runtime._lib
         out = ctypes.c_void_p()
-        _rt.check(lib, lib.tegula_stream_create(device._require(), ctypes.byref(out)))
+        if native is None:
+            _rt.check(lib, lib.tegula_stream_create(device._require(), ctypes.byref(out)))
+        else:
+            if isinstance(native, bool) or not isinstance(native, int):
+                raise TypeError("native must be an int (a native stream handle), not %r"
+                                % type(native).__name__)
+            if not 0 <= native < 2 ** 64:
+                raise ValueError("a native stream handle must fit in 64 bits unsigned, "
+                                 "not %d" % native)
+            if not hasattr(lib, "tegula_stream_create_native"):
+                raise TegulaError("the runtime library (%s) predates "
+                                  "tegula_stream_create_native: rebuild it to launch on "
+                                  "native streams" % _rt.library_path(), 5)
+            _rt.check(lib, lib.tegula_stream_create_native(device._require(), native,
+                                                           ctypes.byref(out)))
         self.device = device
+        self.native_handle = native
         self._keep = []  # host memory used by pending copies
         self._register(device._runtime, out.value)
 
@@ -479,7 +515,8 @@ class Stream(_Owned):
         _rt.check(lib, lib.tegula_stream_wait_event(self._require(), event._require()))
 
     def destroy(self):
-        """Waits for the stream's work and destroys it."""
+        """Waits for the stream's work and destroys it (a wrapper of a native
+        stream: frees the wrapper only)."""
         self._release()
         self._keep.clear()
 
@@ -489,7 +526,10 @@ class Stream(_Owned):
         return e
 
     def __repr__(self):
-        return "<tegula.Stream on %s%s>" % (self.device.name, "" if self.alive else " (destroyed)")
+        return "<tegula.Stream on %s%s%s>" % (
+            self.device.name,
+            "" if self.native_handle is None else " wrapping native stream %#x"
+            % self.native_handle, "" if self.alive else " (destroyed)")
 
 
 class Event(_Owned):

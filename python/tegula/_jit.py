@@ -52,6 +52,9 @@ def dtype_name(dt):
 
 def _array_pointer(arg):
     """(address, dtype name) for an array-like argument, or None."""
+    from ._interop import is_torch_tensor
+    if is_torch_tensor(arg):  # before __cuda_array_interface__, which raises for
+        return int(arg.data_ptr()), dtype_name(arg.dtype)  # tensors requiring grad
     for attr in ("__cuda_array_interface__", "__array_interface__"):
         ai = getattr(arg, attr, None)
         if ai is not None:
@@ -63,7 +66,7 @@ def _array_pointer(arg):
             if dt is not None:
                 return int(addr or 0), dtype_name(dt)
             return int(addr or 0), dtype_name(ai["typestr"])
-    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype"):  # torch.Tensor
+    if hasattr(arg, "data_ptr") and hasattr(arg, "dtype"):  # torch-like
         return int(arg.data_ptr()), dtype_name(arg.dtype)
     return None
 
@@ -161,13 +164,26 @@ class _Launcher:
         self.grid = grid
 
     def __call__(self, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
-        from . import _launch
-        if self.fn._pointer_dtypes is None:
-            self.fn._pointer_dtypes = {
-                p.name: d for p in self.fn.params
-                for d in [_launch.pointer_annotation(self.fn, p)] if d is not None}
-        return _launch.launch(self.fn, self.grid, args, kwargs, num_warps=num_warps,
-                              num_stages=num_stages, device=device, stream=stream)
+        fn = self.fn
+        if fn._pointer_dtypes is None:
+            from . import _launch
+            fn._pointer_dtypes = {
+                p.name: d for p in fn.params
+                for d in [_launch.pointer_annotation(fn, p)] if d is not None}
+        return _launch_fn()(fn, self.grid, args, kwargs, num_warps, num_stages, device,
+                            stream)
+
+
+_launch_impl = None
+
+
+def _launch_fn():
+    """_launch.launch (imported on first use: _launch imports the package)."""
+    global _launch_impl
+    if _launch_impl is None:
+        from ._launch import launch
+        _launch_impl = launch
+    return _launch_impl
 
 
 class JITFunction:
@@ -199,6 +215,7 @@ class JITFunction:
         self._lock = threading.Lock()
         self.compile_count = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
+        self._fast = None  # _launch._FastPath: repeated launches of one kind
 
     def specialize(self, *args, **kwargs):
         """The signature string for these arguments, e.g.
@@ -225,8 +242,11 @@ class JITFunction:
 
     def __getitem__(self, grid):
         """``kernel[grid](*args, num_warps=4, num_stages=3, device=None,
-        stream=None, **kwargs)`` launches on |device| (default: the buffers'
-        or the stream's device, else ``tegula.default_device()``); |grid| is a
+        stream=None, **kwargs)`` launches on |device| (default: the stream's,
+        the buffers' or the device arrays' device, else
+        ``tegula.default_device()``) in |stream| (a tegula.Stream, a native
+        handle or a torch stream; None: PyTorch's current stream for torch
+        CUDA tensors, else the NULL stream); |grid| is a
         tuple of 1 to 3 ints or a callable given {parameter: value} that
         returns one. Returns the CompiledKernel. README.md says how arrays
         are passed."""

@@ -12,13 +12,23 @@ Arrays: on a device whose memory is the process's memory (the ``host``
 plugin) an array is passed by its data pointer and the kernel writes into
 it. On any other device each array is copied into a new device buffer
 before the launch and back into the array after it (unless the array is
-read-only); ``tegula.Buffer`` arguments are passed as they are.
+read-only); ``tegula.Buffer`` arguments are passed as they are, and so are
+device arrays (torch CUDA tensors, ``__cuda_array_interface__`` objects:
+``_interop.py``), which need a device of the backend that owns their memory.
+
+Streams: ``stream=`` is a tegula.Stream, a native handle (an int, a
+torch.cuda.Stream) wrapped once per device and handle, or None: then a launch
+with torch CUDA tensors goes on PyTorch's current stream, one with
+``__cuda_array_interface__`` v3 objects on the stream they name, and any
+other on the NULL stream (complete before returning).
 """
 
 import ctypes
 import operator
+import struct
 
 from . import _compiler
+from . import _interop
 from . import _runtime as _rt
 from . import language as tl
 from . import Buffer, Device, Stream, _Owned
@@ -106,7 +116,11 @@ def pointer_annotation(fn, param):
 
 def normalize_grid(fn, grid, meta):
     """A (x, y, z) tuple from a tuple of 1 to 3 ints or a callable(meta)."""
-    g = grid(meta) if callable(grid) else grid
+    return _grid3(fn, grid(meta) if callable(grid) else grid)
+
+
+def _grid3(fn, g):
+    """normalize_grid for a grid already given (or returned by the callable)."""
     if isinstance(g, list):
         g = tuple(g)
     if not isinstance(g, tuple):
@@ -143,32 +157,113 @@ def normalize_grid(fn, grid, meta):
 # -- Device ----------------------------------------------------------------
 
 
-def resolve_device(fn, device, stream, arguments):
+def device_arrays(fn, arguments):
+    """{parameter: _interop.DeviceArray} for the non-constexpr arguments that
+    are device arrays (torch CUDA tensors, __cuda_array_interface__)."""
+    out = {}
+    for p in fn.params:
+        if p.name in fn.constexprs:
+            continue
+        try:
+            arr = _interop.device_array(arguments[p.name])
+        except TypeError as e:
+            raise _fail(TypeError, fn, "argument '%s': %s" % (p.name, e)) from None
+        if arr is not None:
+            out[p.name] = arr
+    return out
+
+
+def resolve_device(fn, device, stream, arguments, arrays=None):
+    """The launch's device: |device| (a Device or a name), else the stream's,
+    else the first Buffer's, else the first device array's that says
+    (``nvidia:<its CUDA device>``), else a native stream's, else device 0 of
+    the device arrays' plugin, else default_device(); then checks that
+    buffers, device arrays and the stream fit it. |stream| is what
+    _interop.parse_stream returned."""
     from . import default_device, runtime
+    arrays = arrays or {}
     if isinstance(device, str):
         device = runtime().find_device(device)
     if device is not None and not isinstance(device, Device):
         raise _fail(TypeError, fn, "device must be a tegula.Device, a device name or None, "
                     "not %r" % type(device).__name__)
-    if stream is not None and not isinstance(stream, Stream):
+    if stream is not None and not isinstance(stream, (Stream, _interop.NativeStream)):
         raise _fail(TypeError, fn, "stream must be a tegula.Stream or None, not %r"
                     % type(stream).__name__)
+    native = stream if isinstance(stream, _interop.NativeStream) else None
+    if native is not None:
+        stream = None
     buffers = [(n, v) for n, v in arguments.items() if isinstance(v, Buffer)]
     if device is None:
         if stream is not None:
             device = stream.device
         elif buffers:
             device = buffers[0][1].device
+        elif any(a.device_name for a in arrays.values()):
+            device = runtime().find_device(next(
+                a.device_name for a in arrays.values() if a.device_name))
+        elif native is not None and native.device_name is not None:
+            device = runtime().find_device(native.device_name)
+        elif arrays:  # no array says which device: the plugin's first
+            device = runtime().find_device("%s:0" % next(iter(arrays.values())).backend)
         else:
             device = default_device()
     if stream is not None and stream.device != device:
         raise _fail(ValueError, fn, "the stream is on %s but the launch is on %s"
                     % (stream.device.name, device.name))
+    if native is not None and native.device_name is not None and \
+            native.device_name != device.name:
+        raise _fail(ValueError, fn, "the stream (%s) is on %s but the launch is on %s"
+                    % (native.what, native.device_name, device.name))
     for n, b in buffers:
         if b.device != device:
             raise _fail(ValueError, fn, "argument '%s' is a buffer on %s but the launch is "
                         "on %s" % (n, b.device.name, device.name))
+    for n, a in arrays.items():
+        if device.backend != a.backend:
+            raise _fail(ValueError, fn, "argument '%s' is %s, device memory that only a "
+                        "device of the %s plugin can use, but the launch is on %s; launch "
+                        "on %s:%d (device=) or pass a host array" % (
+                            n, a.what, a.backend, device.name, a.backend, a.index or 0))
+        if a.device_name is not None and a.device_name != device.name:
+            raise _fail(ValueError, fn, "argument '%s' is %s, which is %s, but the launch "
+                        "is on %s" % (n, a.what, a.device_name, device.name))
     return device
+
+
+def resolve_stream(fn, device, stream, arrays):
+    """The tegula.Stream of the launch (or None: the NULL stream). A native
+    handle becomes the device's cached wrapper; with stream=None, torch
+    tensors mean PyTorch's current stream and __cuda_array_interface__ v3
+    objects the stream they name."""
+    if isinstance(stream, Stream):
+        return stream
+    handle = None
+    if isinstance(stream, _interop.NativeStream):
+        handle = stream.handle
+    elif stream is None and arrays:
+        if any(a.kind == "torch" for a in arrays.values()):
+            handle = _interop.torch_current_stream(_device_index(device))
+        else:
+            named = [a.stream for a in arrays.values() if a.stream is not None]
+            handle = named[0] if named else None
+    if handle is None:
+        return None
+    return _native_stream(fn, device, handle)
+
+
+def _native_stream(fn, device, handle):
+    """The device's Stream wrapping native stream |handle|."""
+    try:
+        return device._native_stream(handle)
+    except _rt.TegulaError as e:
+        raise type(e)("%s: launching on the native stream %#x of %s: %s" % (
+            fn.__name__, handle, device.name, e.message), e.code) from None
+
+
+def _device_index(device):
+    """n of a device named ``<backend>:<n>``."""
+    return int(device.name.rsplit(":", 1)[1])
 
 
 def uses_host_memory(device):
@@ -196,6 +291,9 @@ class _ArrayArg:
 def _array_info(fn, name, value):
     """(address, nbytes, contiguous, writable) of a host array, or None when
     |value| is not one."""
+    info = _interop.torch_host_info(value)
+    if info is not None:
+        return info
     ai = getattr(value, "__array_interface__", None)
     if ai is None:
         return None
@@ -214,9 +312,17 @@ def _array_info(fn, name, value):
     return int(address or 0), int(nbytes), contiguous, writable
 
 
-def classify(fn, name, value, annotated, host_memory):
+def classify(fn, name, value, annotated, host_memory, device_array=None):
     """The signature entry of a non-constexpr argument and what it passes:
-    ("ptr", Buffer | _ArrayArg) or ("scalar", value)."""
+    ("ptr", Buffer | _ArrayArg | _interop.DeviceArray) or ("scalar", value).
+    |device_array| is the argument's DeviceArray when it is one."""
+    if device_array is not None:
+        dt = device_array.dtype
+        if annotated and dt != annotated:
+            raise _fail(TypeError, fn, "argument '%s' is annotated *%s but the array's dtype "
+                        "is %s (%s)" % (name, annotated, dt, device_array.what))
+        return "*%s%s" % (dt, ":16" if device_array.address % 16 == 0 else ""), \
+            ("ptr", device_array)
     if isinstance(value, Buffer):
         value._require()
         dt = value.dtype_name or annotated
@@ -234,7 +340,8 @@ def classify(fn, name, value, annotated, host_memory):
     except ImportError:  # pragma: no cover
         np_scalar = False
     is_array = not np_scalar and (
-                getattr(value, "__array_interface__", None) is not None
+                _interop.is_torch_tensor(value)
+                or getattr(value, "__array_interface__", None) is not None
                 or getattr(value, "__cuda_array_interface__", None) is not None
                 or (hasattr(value, "data_ptr") and hasattr(value, "dtype")))
     if is_array:
@@ -248,8 +355,9 @@ def classify(fn, name, value, annotated, host_memory):
         info = _array_info(fn, name, value)
         if info is None:
             raise _fail(TypeError, fn, "argument '%s': only host arrays (NumPy, "
-                        "__array_interface__) and tegula.Buffer can be passed yet, not %r"
-                        % (name, type(value).__name__))
+                        "__array_interface__, CPU torch tensors), device arrays (CUDA "
+                        "torch tensors, __cuda_array_interface__) and tegula.Buffer can be "
+                        "passed, not %r" % (name, type(value).__name__))
         address, nbytes, contiguous, writable = info
         arr = _ArrayArg(value, address, nbytes, dt, contiguous, writable)
         if not host_memory and not contiguous:
@@ -454,15 +562,44 @@ def get_kernel(fn, device, signature, num_warps, num_stages):
 
 
 def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, stream=None):
+    """``kernel[grid](...)``: the fast path when this kind of call has
+    launched before (see "The fast path" below), else the full one."""
+    fast = fn._fast
+    if fast is None:
+        fast = fn._fast = _FastPath(fn)
+    probe = _probe(fast, args, kwargs, num_warps, num_stages, device, stream)
+    if probe is not None:
+        try:
+            entry = fast.entries.get(probe[0])
+        except TypeError:  # an unhashable dtype
+            entry = probe = None
+        if entry is not None:
+            ck = _fast_launch(fn, entry, grid, probe, stream)
+            if ck is not None:
+                return ck
+    return _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream,
+                        probe)
+
+
+def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, probe=None):
+    """The full launch: every check, then (when |probe| is not None and the
+    call qualifies) a fast-path entry for the next call of this kind."""
+    stream_arg = stream
     if isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps < 1 \
             or num_warps & (num_warps - 1):
         raise _fail(ValueError, fn, "num_warps must be a power of 2, not %r" % (num_warps,))
     if isinstance(num_stages, bool) or not isinstance(num_stages, int) or num_stages < 0:
         raise _fail(ValueError, fn, "num_stages must be an int >= 0, not %r" % (num_stages,))
+    try:
+        stream = _interop.parse_stream(stream)
+    except (TypeError, ValueError) as e:
+        raise _fail(type(e), fn, str(e)) from None
     arguments = bind(fn, args, kwargs)
-    device = resolve_device(fn, device, stream, arguments)
+    arrays = device_arrays(fn, arguments)
+    device = resolve_device(fn, device, stream, arguments, arrays)
     meta = {k: (v.value if isinstance(v, tl.constexpr) else v) for k, v in arguments.items()}
     grid3 = normalize_grid(fn, grid, meta)
+    stream = resolve_stream(fn, device, stream, arrays)
     host_memory = uses_host_memory(device)
 
     # Specialize; arrays on the copy path get their device buffers first, so
@@ -478,7 +615,8 @@ def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, strea
                 except (TypeError, ValueError) as e:
                     raise _fail(type(e), fn, "constexpr '%s': %s" % (p.name, e)) from None
                 continue
-            entry, what = classify(fn, p.name, v, fn._pointer_dtypes.get(p.name), host_memory)
+            entry, what = classify(fn, p.name, v, fn._pointer_dtypes.get(p.name), host_memory,
+                                   arrays.get(p.name))
             if what[0] == "ptr" and isinstance(what[1], _ArrayArg):
                 arr = what[1]
                 if host_memory:
@@ -510,6 +648,8 @@ def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, strea
             if kind == "ptr":
                 if isinstance(value, Buffer):
                     holders.append(ctypes.c_uint64(value.device_address))
+                elif isinstance(value, _interop.DeviceArray):
+                    holders.append(ctypes.c_uint64(value.address))
                 elif value.buffer is not None:
                     holders.append(ctypes.c_uint64(value.buffer.device_address))
                 else:
@@ -531,11 +671,23 @@ def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, strea
             if arr.writable and id(arr.buffer) not in seen:
                 seen.add(id(arr.buffer))
                 _copy(device, arr, to_device=False, stream=stream)
-        if stream is not None:
+        if stream is not None and stream.native_handle is not None:
+            # A native stream is synchronized by its framework, not through
+            # Tegula: host arrays copied in and out are done when the call
+            # returns, and the temporary buffers are freed (below).
+            if copies:
+                stream.synchronize()
+        elif stream is not None:
             # Host arrays and device buffers stay alive until the stream's
             # work is done (Stream.synchronize clears this).
             stream._keep.extend([packed] + temporaries + [a.obj for a in copies])
             temporaries = []
+        if probe is not None and not copies:
+            try:
+                _record(fn, probe, device, ck, passed, host_memory, stream_arg, stream,
+                        bytes(packed)[:size])
+            except Exception:  # pragma: no cover - then the next call is a full one too
+                pass
         return ck
     finally:
         for b in temporaries:
@@ -564,3 +716,411 @@ def _copy(device, arr, to_device, stream):
     else:
         err = lib.tegula_buffer_read(arr.buffer._require(), 0, arr.address, arr.nbytes, s)
     _rt.check(lib, err)
+
+
+# -- The fast path ---------------------------------------------------------------
+#
+# A launch like one before it (same kernel, same kind of each argument, same
+# constexprs, num_warps, num_stages, device= and stream= kinds) skips binding
+# through inspect, classification, device resolution, the compile cache and
+# tegula_args_pack: _probe computes a key from the call (Triton's
+# specialization key: per argument its type, dtype, 16-byte alignment of
+# pointers, i32/i64/u64 and :1/:16 of ints; constexprs by value), and the
+# entry recorded for that key by the first full launch (_record) holds the
+# loaded kernel, the device, a struct.Struct laid out as the metadata says and
+# the launch config per grid. Only pointer extraction, packing, the grid check
+# and tegula_kernel_launch remain per call.
+#
+# Everything the key does not capture is checked per call; anything
+# unexpected (a freed buffer or stream, an unloaded kernel, a scalar that does
+# not pack, an argument kind the key does not cover: __cuda_array_interface__
+# objects, host arrays on a copying device, native stream handles) takes the
+# full path, which raises exactly what it always raised. The fast path has no
+# side effect before it is sure to launch: a grid callable is called once.
+
+#: tg_scalar_type name -> struct format (native order, standard sizes).
+_STRUCT = {
+    "i1": "?", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H",
+    "u32": "I", "u64": "Q", "fp32": "f", "fp64": "d", "fp16": "H", "bf16": "H",
+    "fp8e4nv": "B", "fp8e5": "B",
+}
+_MAX_ENTRIES = 512   # per kernel; the cache is emptied when it grows past this
+_MAX_CONFIGS = 64    # launch configs (grids) per entry
+
+
+def _make_binder(fn):
+    """A function with the kernel's parameters (kinds and defaults) that
+    returns their values in order: Python's own argument binding, as
+    Triton's generated binder. None when one cannot be made."""
+    import keyword
+    names, positional, kwonly, defaults, kwdefaults = [], [], [], [], {}
+    for p in fn.params:
+        if not p.name.isidentifier() or keyword.iskeyword(p.name):
+            return None
+        names.append(p.name)
+        if p.kind == p.KEYWORD_ONLY:
+            kwonly.append(p.name)
+            if p.default is not p.empty:
+                kwdefaults[p.name] = p.default
+        else:
+            positional.append(p)
+            if p.default is not p.empty:
+                defaults.append(p.default)
+    parts = []
+    for i, p in enumerate(positional):
+        parts.append(p.name)
+        if p.kind == p.POSITIONAL_ONLY and (i + 1 == len(positional) or
+                                            positional[i + 1].kind != p.POSITIONAL_ONLY):
+            parts.append("/")
+    if kwonly:
+        parts.append("*")
+        parts.extend(kwonly)
+    src = "def bind(%s):\n    return (%s)\n" % (
+        ", ".join(parts), "".join(n + ", " for n in names))
+    scope = {}
+    try:
+        exec(compile(src, "<tegula binder of %s>" % fn.__name__, "exec"), {}, scope)  # noqa: S102
+    except SyntaxError:  # pragma: no cover
+        return None
+    bind = scope["bind"]
+    bind.__defaults__ = tuple(defaults) or None
+    bind.__kwdefaults__ = kwdefaults or None
+    return bind
+
+
+class _FastPath:
+    """A kernel's fast-path state: its binder and entries by key."""
+
+    def __init__(self, fn):
+        self.binder = _make_binder(fn)
+        self.constexpr = tuple(p.name in fn.constexprs for p in fn.params)
+        self.names = tuple(fn.arg_names)
+        self.entries = {}
+        try:
+            import numpy as np
+            self.ndarray = np.ndarray
+        except ImportError:  # pragma: no cover
+            self.ndarray = None
+
+
+class _Entry:
+    """What a launch of one key needs: see "The fast path"."""
+
+    __slots__ = ("ck", "device", "kernel", "lib", "pack", "convert", "block", "configs",
+                 "torch_index", "refs")
+
+
+#: Kinds of NumPy scalar types ("int", "float", "bool"; None: not one).
+_NP_KINDS = {}
+
+
+def _np_kind(t):
+    kind = _NP_KINDS.get(t, False)
+    if kind is False:
+        kind = None
+        try:
+            import numpy as np
+            if issubclass(t, np.bool_):
+                kind = "bool"
+            elif issubclass(t, np.integer):
+                kind = "int"
+            elif issubclass(t, np.floating):
+                kind = "float"
+        except ImportError:  # pragma: no cover
+            pass
+        if len(_NP_KINDS) >= 256:
+            _NP_KINDS.clear()
+        _NP_KINDS[t] = kind
+    return kind
+
+
+def _int_code(v):
+    """What specialize_arg makes of int |v| as a small int (i32/u64/i64 and
+    :1/:16), or None when it does not fit 64 bits."""
+    if -0x80000000 <= v <= 0x7FFFFFFF:
+        w = 0
+    elif 0x8000000000000000 <= v <= 0xFFFFFFFFFFFFFFFF:
+        w = 4
+    elif -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
+        w = 8
+    else:
+        return None
+    return w + (1 if v == 1 else 2 if not v & 15 else 0)
+
+
+def _probe(fast, args, kwargs, num_warps, num_stages, device, stream):
+    """(key, pack values, bound values, referenced objects, torch CUDA?) of a
+    call, or None when the call is of a kind the fast path does not take."""
+    bind = fast.binder
+    if bind is None:
+        return None
+    try:
+        values = bind(*args, **kwargs)
+    except TypeError:
+        return None
+    if type(num_warps) is not int or type(num_stages) is not int:
+        return None
+    refs = []
+    key = [num_warps, num_stages]
+    if device is None or type(device) is str:
+        key.append(device)
+    elif type(device) is Device:
+        key.append(id(device))
+        refs.append(device)
+    else:
+        return None
+    if stream is None:
+        key.append(None)
+    elif type(stream) is Stream:
+        if stream._handle is None:
+            return None
+        key.append(id(stream.device))
+        refs.append(stream.device)
+    else:
+        return None
+    ndarray = fast.ndarray
+    buffer_type = Buffer  # the module's (tests replace it)
+    vals = []
+    torch_cuda = False
+    gpu_backend = None
+    for v, cx in zip(values, fast.constexpr):
+        t = type(v)
+        if cx:
+            if t is tl.constexpr:
+                v = v.value
+                t = type(v)
+            if t is int or t is bool or t is str or v is None:
+                key.append(t)
+                key.append(v)
+            else:
+                try:
+                    key.append(_constexpr_literal(v))
+                except Exception:
+                    return None
+            continue
+        if t is ndarray:
+            a = v.ctypes.data or 0
+            key.append(t)
+            key.append(v.dtype)
+            key.append(not a & 15)
+            vals.append(a)
+        elif t is int:
+            code = _int_code(v)
+            if code is None:
+                return None
+            key.append(t)
+            key.append(code)
+            vals.append(v)
+        elif t is float or t is bool:
+            key.append(t)
+            vals.append(v)
+        elif t is buffer_type:
+            if v._handle is None:
+                return None
+            a = v._address
+            key.append(t)
+            key.append(v.dtype)
+            key.append(id(v.device))
+            key.append(not a & 15)
+            refs.append(v.device)
+            vals.append(a)
+        else:
+            kind = _np_kind(t)
+            if kind == "int":
+                code = _int_code(int(v))
+                if code is None:
+                    return None
+                key.append(t)
+                key.append(code)
+                vals.append(v)
+            elif kind is not None:  # float, bool
+                key.append(t)
+                vals.append(v)
+            elif _interop.is_torch_tensor(v):
+                try:
+                    dev = v.device
+                    if dev.type == "cpu":
+                        a = int(v.data_ptr())
+                        key.append(t)
+                        key.append("cpu")
+                    elif dev.type == "cuda":
+                        a = int(v.data_ptr())
+                        if gpu_backend is None:
+                            gpu_backend = _interop._torch_gpu_backend()
+                        key.append(t)
+                        key.append("cuda")
+                        key.append(gpu_backend)
+                        key.append(dev.index if dev.index is not None else 0)
+                        torch_cuda = True
+                    else:
+                        return None
+                    key.append(v.dtype)
+                except Exception:  # the full path says what is wrong
+                    return None
+                key.append(not a & 15)
+                vals.append(a)
+            else:
+                return None
+    return tuple(key), vals, values, refs, torch_cuda
+
+
+def _fast_grid(g):
+    """(x, y, z) for a tuple of 1 to 3 ints in range, else None."""
+    if type(g) is not tuple:
+        return None
+    n = len(g)
+    if n == 1:
+        x = g[0]
+        if type(x) is int and 0 < x <= 0x7FFFFFFF:
+            return (x, 1, 1)
+        return None
+    if n == 2:
+        x, y = g
+        z = 1
+    elif n == 3:
+        x, y, z = g
+    else:
+        return None
+    if type(x) is int and type(y) is int and type(z) is int and 0 < x <= 0x7FFFFFFF \
+            and 0 < y <= 65535 and 0 < z <= 65535:
+        return (x, y, z)
+    return None
+
+
+def _fast_launch(fn, entry, grid, probe, stream):
+    """Launches through |entry|; None (and nothing done) when the full path
+    must take this call."""
+    ck = entry.ck
+    if ck._handle is None:
+        return None
+    vals = probe[1]
+    try:
+        convert = entry.convert
+        if convert is not None:
+            vals = [c(x) if c is not None else x for c, x in zip(convert, vals)]
+        packed = entry.pack(*vals)
+    except Exception:  # out of range, ...: the full path says what
+        return None
+    # From here on the call launches or raises what the full path raises.
+    g3 = _fast_grid(grid)
+    if g3 is None:
+        if callable(grid):
+            values = probe[2]
+            meta = {k: (v.value if isinstance(v, tl.constexpr) else v)
+                    for k, v in zip(fn.arg_names, values)}
+            grid = grid(meta)
+            g3 = _fast_grid(grid)
+        if g3 is None:
+            g3 = _grid3(fn, grid)
+    cfg = entry.configs.get(g3)
+    if cfg is None:
+        c = _rt.sized(_rt.tegula_launch_config)
+        c.grid[:] = list(g3)
+        c.block[:] = list(entry.block)
+        c.dynamic_shared_memory = 0
+        if len(entry.configs) >= _MAX_CONFIGS:
+            entry.configs.clear()
+        cfg = entry.configs[g3] = ctypes.byref(c)
+    if stream is not None:
+        handle = stream._require()
+    elif entry.torch_index is not None:
+        stream = _native_stream(fn, entry.device,
+                                _interop.torch_current_stream(entry.torch_index))
+        handle = stream._require()
+    else:
+        handle = None
+    err = entry.kernel(ck._kernel, handle, cfg, packed, len(packed))
+    if err:
+        _rt.check(entry.lib, err)
+    if stream is not None and stream.native_handle is None:
+        stream._keep.append(packed)
+    return ck
+
+
+def _layout(ck):
+    """(offsets, packed size) of the kernel's arguments, from the runtime."""
+    lay = getattr(ck, "_layout", None)
+    if lay is None:
+        lib = ck._runtime._lib
+        n = len(ck.args)
+        offsets = (ctypes.c_size_t * max(n, 1))()
+        size = ctypes.c_size_t()
+        _rt.check(lib, lib.tegula_args_layout(ctypes.byref(ck._metadata), offsets,
+                                              ctypes.byref(size)))
+        lay = ck._layout = (list(offsets)[:n], size.value)
+    return lay
+
+
+def _is_int_type(t):
+    return t is int or t is bool or _np_kind(t) == "int"
+
+
+def _record(fn, probe, device, ck, passed, host_memory, stream_arg, stream, packed):
+    """After a full launch of |probe|'s call: an entry for its key when the
+    fast path can repeat it (and packs exactly as tegula_args_pack did)."""
+    key, vals, _, refs, torch_cuda = probe
+    if len(vals) != len(passed) or len(ck.args) != len(passed):
+        return
+    torch_index = None
+    if stream_arg is None and stream is not None:
+        if not torch_cuda:
+            return
+        torch_index = _device_index(device)
+    elif stream_arg is None and torch_cuda:
+        return
+    fmt, convert, at = ["="], [], 0
+    offsets, total = _layout(ck)
+    for (name, _, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
+        if kind == "ptr":
+            if isinstance(value, _ArrayArg) and not host_memory:
+                return
+            char, size, conv = "Q", 8, None
+        else:
+            dt = _rt.SCALAR_TYPES.get(mtype)
+            char = _STRUCT.get(dt)
+            if char is None:
+                return
+            t = type(value)
+            size, conv = struct.calcsize("=" + char), None
+            if dt in _INT_RANGE:
+                if not _is_int_type(t):
+                    return
+            elif dt != "i1":
+                if not (_is_int_type(t) or t is float or _np_kind(t) == "float"):
+                    return
+                if dt not in ("fp32", "fp64"):
+                    conv = (lambda x, dt=dt: _float_bits(float(x), dt))
+        if off < at:
+            return
+        fmt.append("%dx%s" % (off - at, char) if off > at else char)
+        convert.append(conv)
+        at = off + size
+    if total < at:
+        return
+    if total > at:
+        fmt.append("%dx" % (total - at))
+    pack = struct.Struct("".join(fmt))
+    if not any(convert):
+        convert = None
+    try:
+        check = pack.pack(*(vals if convert is None else
+                            [c(x) if c is not None else x for c, x in zip(convert, vals)]))
+    except Exception:
+        return
+    if check != packed:  # not the layout the runtime packs: stay on the full path
+        return
+    e = _Entry()
+    e.ck = ck
+    e.device = device
+    e.lib = ck._runtime._lib
+    e.kernel = e.lib.tegula_kernel_launch
+    e.pack = pack.pack
+    e.convert = convert
+    e.block = ck.block
+    e.configs = {}
+    e.torch_index = torch_index
+    e.refs = refs + [device]
+    entries = fn._fast.entries
+    if len(entries) >= _MAX_ENTRIES:
+        entries.clear()
+    entries[key] = e

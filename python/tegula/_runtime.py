@@ -300,6 +300,8 @@ def _declare(lib):
     _fn(lib, "tegula_buffer_memset", E, P, c_uint64, c_uint8, c_uint64, P)
 
     _fn(lib, "tegula_stream_create", E, P, PP)
+    if hasattr(lib, "tegula_stream_create_native"):  # a runtime older than it lacks it
+        _fn(lib, "tegula_stream_create_native", E, P, c_uint64, PP)
     _fn(lib, "tegula_stream_destroy", E, P)
     _fn(lib, "tegula_stream_synchronize", E, P)
     _fn(lib, "tegula_stream_wait_event", E, P, P)

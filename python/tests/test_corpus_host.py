@@ -3,6 +3,15 @@
 Python with kernel[grid](...) on host:0, each checked against an independent
 NumPy reference (float64 where it applies).
 
+- TEGULA_TEST_DEVICE=<backend>:<n> (e.g. nvidia:0) runs the same tests on
+  that device (its runtime sees only that backend). There every array a
+  kernel gets lives in device memory: each NumPy array's whole backing store
+  is copied into a device buffer (at the same address modulo 256, so the
+  :16 specializations hold), the kernel gets a __cuda_array_interface__ view
+  at the array's offset in it, and afterwards the backing store is copied
+  back, guards and all (`launch` below; bench/gpu_bench.py runs this file so).
+- bf16 cases need the ml_dtypes module and skip without it.
+
 - Inputs are fresh random draws: the seed is printed and is part of every
   assertion message; TEGULA_TEST_SEED=<seed> replays a run.
 - Outputs are poisoned first (NaN for floats, 0x7F7F7F7F / 0x7F for ints)
@@ -15,6 +24,7 @@ NumPy reference (float64 where it applies).
   specializes to exactly that signature.
 """
 
+import ctypes
 import math
 import os
 
@@ -25,8 +35,14 @@ import tegula
 
 import corpus_kernels
 
-ml_dtypes = pytest.importorskip("ml_dtypes")
-BF16 = np.dtype(ml_dtypes.bfloat16)
+try:
+    import ml_dtypes
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # the GPU machine may lack it: only the bf16 cases skip
+    ml_dtypes = None
+    BF16 = None
+NEEDS_BF16 = pytest.mark.skipif(ml_dtypes is None, reason="bf16 needs the ml_dtypes module")
+TEST_DEVICE = os.environ.get("TEGULA_TEST_DEVICE") or "host:0"
 F16, F32, F64, I8, I32 = (np.dtype(t) for t in ("float16", "float32", "float64", "int8", "int32"))
 
 CORPUS = {}
@@ -105,8 +121,83 @@ def rng(request, record_property):
     return SeededRng(seed, request.node.nodeid)
 
 
+@pytest.fixture(scope="module")
+def host():
+    """The device the corpus runs on: host:0, or $TEGULA_TEST_DEVICE, on a
+    runtime that sees only its backend."""
+    backend = TEST_DEVICE.split(":", 1)[0]
+    rt = tegula.Runtime(visible_backends=backend)
+    try:
+        dev = rt.find_device(TEST_DEVICE)
+    except tegula.TegulaError as e:
+        pytest.fail("no %s: %s (plugins: %s)" % (TEST_DEVICE, e, rt.plugins))
+    yield dev
+    rt.close()
+
+
 def launch(kernel, grid, *args, host, **kwargs):
-    return kernel[grid](*args, device=host, **kwargs)
+    if host.host_memory:
+        return kernel[grid](*args, device=host, **kwargs)
+    return launch_in_device_memory(kernel, grid, args, kwargs, host)
+
+
+class DeviceView:
+    """A device array (CUDA Array Interface v3) at |address|: what a NumPy
+    array becomes on a device that is not host memory."""
+
+    def __init__(self, address, array, index):
+        self.dtype = array.dtype  # bf16/fp8 (ml_dtypes) have no typestr of their own
+        self.__cuda_array_interface__ = {
+            "data": (address, False), "typestr": array.dtype.str, "shape": array.shape,
+            "strides": array.strides, "version": 3, "stream": None}
+        self._index = index
+
+    def __dlpack_device__(self):
+        return (2, self._index)  # kDLCUDA
+
+
+def _backing(a):
+    """The bytes of the array that owns |a|'s memory (a writable uint8 view of
+    its whole extent, whatever its order)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    assert a.flags.c_contiguous or a.flags.f_contiguous, "a backing store with gaps"
+    return np.ctypeslib.as_array((ctypes.c_uint8 * max(a.nbytes, 1)).from_address(a.ctypes.data))
+
+
+def launch_in_device_memory(kernel, grid, args, kwargs, device):
+    """The launch with every NumPy array argument replaced by a view into a
+    device copy of its backing store; the stores are copied back after."""
+    from tegula import _interop
+    index = int(device.name.rsplit(":", 1)[1])
+    stores = {}  # id(backing) -> (backing, buffer, shift)
+
+    def device_view(a):
+        root = _backing(a)
+        key = root.ctypes.data
+        if key not in stores:
+            shift = key % 256  # device buffers are 256-byte aligned
+            buf = tegula.Buffer(device, root.nbytes + shift)
+            buf.copy_from(root, offset=shift)
+            stores[key] = (root, buf, shift)
+        root, buf, shift = stores[key]
+        offset = a.ctypes.data - key
+        return DeviceView(buf.device_address + shift + offset, a, index)
+
+    def convert(v):
+        return device_view(v) if isinstance(v, np.ndarray) else v
+    saved = _interop.CUDA_BACKEND
+    _interop.CUDA_BACKEND = device.backend
+    try:
+        ck = kernel[grid](*[convert(a) for a in args], device=device,
+                          **{k: convert(v) for k, v in kwargs.items()})
+        for root, buf, shift in stores.values():  # the NULL stream: the kernel is done
+            buf.copy_to(root, offset=shift)
+        return ck
+    finally:
+        _interop.CUDA_BACKEND = saved
+        for _, buf, _ in stores.values():
+            buf.free()
 
 
 def assert_spec(kernel, index, *args, **kwargs):
@@ -207,7 +298,8 @@ def test_every_corpus_kernel_is_covered():
 # -- vector_add.py -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype", [F32, F16, BF16], ids=["fp32", "fp16", "bf16"])
+@pytest.mark.parametrize("dtype", [F32, F16, pytest.param(BF16, marks=NEEDS_BF16)],
+                         ids=["fp32", "fp16", "bf16"])
 def test_vector_add(host, rng, dtype):
     kernel = K["add_kernel"]
     for n in (1, 1000, 4096, 10007):  # a single element, one short block, exact, a tail
@@ -254,7 +346,7 @@ def test_softmax_kernel(host, rng, n_rows, n_cols, block, programs):
     (F32, 2500, 1024),   # three blocks per row, a tail
     (F32, 1024, 1024),
     (F16, 700, 256),
-    (BF16, 700, 256),
+    pytest.param(BF16, 700, 256, marks=NEEDS_BF16),
 ], ids=["fp32-tail", "fp32-exact", "fp16", "bf16"])
 def test_online_softmax_kernel(host, rng, dtype, n_cols, block):
     kernel = K["online_softmax_kernel"]
@@ -660,7 +752,7 @@ def layer_norm_ref(x, w, b, eps):
 @pytest.mark.parametrize("dtype, n_cols, block", [
     (F16, 1000, 1024),   # kernels.txt: one block per row, a masked tail
     (F16, 2500, 1024),   # three loop iterations per pass
-    (BF16, 700, 256),
+    pytest.param(BF16, 700, 256, marks=NEEDS_BF16),
 ], ids=["fp16-1block", "fp16-3blocks", "bf16"])
 def test_layer_norm_fwd_fused(host, rng, dtype, n_cols, block):
     kernel = K["_layer_norm_fwd_fused"]
@@ -796,7 +888,7 @@ MATMUL_CASES = [
     ("fp16", 200, 300, 100, (128, 256, 64, 8), "", False),             # kernels.txt
     ("fp16", 257, 190, 70, (32, 64, 32, 8), "leaky_relu", True),       # grouped order, B^T
     ("fp32", 130, 100, 45, (32, 64, 32, 4), "", False),
-    ("bf16", 100, 70, 90, (32, 64, 32, 2), "leaky_relu", False),
+    pytest.param("bf16", 100, 70, 90, (32, 64, 32, 2), "leaky_relu", False, marks=NEEDS_BF16),
     ("fp16", 1, 17, 5, (32, 64, 32, 8), "", False),                    # all smaller than a block
 ]
 

@@ -63,6 +63,31 @@ def test_huge_allocation_on_host(host):
     assert "4503599627370496 bytes" in info.value.message
 
 
+class _CudaArray:
+    """A device array as CuPy describes one (CUDA Array Interface v3)."""
+
+    def __init__(self, address, n):
+        self.__cuda_array_interface__ = {"data": (address, False), "typestr": "<f4",
+                                         "shape": (n,), "strides": None, "version": 3,
+                                         "stream": None}
+
+
+def test_cuda_arrays_and_native_streams_are_refused_on_host(host):
+    x = np.zeros(16, np.float32)
+    cuda = _CudaArray(0x7F0000001000, 16)
+    with pytest.raises(ValueError, match=r"add_kernel: argument 'x_ptr' is a "
+                       r"__cuda_array_interface__ object \(_CudaArray\), device memory that "
+                       r"only a device of the nvidia plugin can use, but the launch is on "
+                       r"host:0; launch on nvidia:0 \(device=\) or pass a host array"):
+        add_kernel[(1,)](cuda, x, x, 16, BLOCK_SIZE=16, device=host)
+    # The host plugin cannot wrap a native stream (it offers no
+    # TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT): the runtime says so.
+    with pytest.raises(tegula.TegulaError, match="host: the plugin cannot launch on a native "
+                                                 "stream") as info:
+        add_kernel[(1,)](x, x, x, 16, BLOCK_SIZE=16, device=host, stream=0)
+    assert info.value.code_name == "TG_ERROR_UNIMPLEMENTED"
+
+
 def test_compile_answer_is_a_result_or_not_implemented(host):
     # Whatever the plugin answers today is either a kernel or exactly the
     # "not implemented" the skips rely on; anything else fails here.

@@ -1,0 +1,222 @@
+"""Arrays and streams of other frameworks: PyTorch tensors, objects with
+``__cuda_array_interface__`` (CuPy, Numba, ...), native stream handles.
+
+A device array is passed to the kernel as its device address, with no copy;
+only a device of the backend that owns that memory can use it (``nvidia``
+for CUDA memory). Nothing here imports torch: a tensor can only exist when
+torch is already loaded, so ``sys.modules`` is where it is looked up.
+"""
+
+import operator
+import sys
+
+from ._jit import dtype_name
+
+#: The backend whose devices use CUDA memory (``__cuda_array_interface__``
+#: objects, torch CUDA tensors) and streams; a ROCm build of torch gives
+#: ``ROCM_BACKEND``. Tests point these at the fake ``testdev`` backend.
+CUDA_BACKEND = "nvidia"
+ROCM_BACKEND = "amd"
+
+# DLPack device types (dlpack.h) whose memory is a CUDA/ROCm device's.
+_DLPACK_CUDA = (2, 13)  # kDLCUDA, kDLCUDAManaged
+_DLPACK_ROCM = (10,)    # kDLROCM
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def is_torch_tensor(value):
+    """Whether |value| is a torch.Tensor (False without importing torch when
+    torch is not loaded: then it cannot be one)."""
+    torch = _torch()
+    if torch is None:
+        return False
+    tensor = getattr(torch, "Tensor", None)
+    return isinstance(tensor, type) and isinstance(value, tensor)
+
+
+def _torch_gpu_backend():
+    torch = _torch()
+    return ROCM_BACKEND if getattr(getattr(torch, "version", None), "hip", None) \
+        else CUDA_BACKEND
+
+
+class DeviceArray:
+    """An array in device memory: ``address`` (what the kernel gets),
+    ``dtype`` (a signature dtype name), ``backend`` and ``index`` (the device
+    ``<backend>:<index>`` that owns it; index None when the object does not
+    say), ``stream`` (the CUDA Array Interface v3 stream to order work in,
+    or None), ``kind`` ("torch" or "cai") and ``what`` (for messages)."""
+
+    __slots__ = ("obj", "address", "dtype", "backend", "index", "stream", "kind", "what")
+
+    def __init__(self, obj, address, dtype, backend, index, stream, kind, what):
+        self.obj = obj
+        self.address = address
+        self.dtype = dtype
+        self.backend = backend
+        self.index = index
+        self.stream = stream
+        self.kind = kind
+        self.what = what
+
+    @property
+    def device_name(self):
+        """``<backend>:<index>``, or None when the index is unknown."""
+        return None if self.index is None else "%s:%d" % (self.backend, self.index)
+
+
+def _device_index(value):
+    """The device ordinal of a ``__cuda_array_interface__`` object, from
+    ``__dlpack_device__()`` or ``.device.id`` (CuPy); None when unknown."""
+    dl = getattr(value, "__dlpack_device__", None)
+    if callable(dl):
+        try:
+            kind, index = dl()
+            if int(kind) in _DLPACK_CUDA + _DLPACK_ROCM:
+                return int(index)
+        except Exception:
+            pass
+    dev = getattr(value, "device", None)
+    for attr in ("id", "index"):
+        v = getattr(dev, attr, None)
+        if isinstance(v, int) and not isinstance(v, bool):
+            return v
+    return None
+
+
+def device_array(value):
+    """A DeviceArray for a torch CUDA tensor or a ``__cuda_array_interface__``
+    object; None for anything else (host arrays, scalars). TypeError for a
+    torch tensor on a device Tegula cannot use, a dtype Triton does not have
+    or a malformed interface."""
+    if is_torch_tensor(value):
+        dev = value.device
+        if dev.type == "cpu":
+            return None  # a host array
+        if not value.is_cuda:
+            raise TypeError("a torch tensor on %s cannot be passed (CPU and CUDA tensors "
+                            "can)" % (dev,))
+        index = dev.index if dev.index is not None else 0
+        return DeviceArray(value, int(value.data_ptr()), dtype_name(value.dtype),
+                           _torch_gpu_backend(), index, None, "torch",
+                           "a torch CUDA tensor (%s:%d)" % (dev.type, index))
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is None:
+        return None
+    if not isinstance(cai, dict) or "typestr" not in cai:
+        raise TypeError("%s has a __cuda_array_interface__ without 'typestr'"
+                        % type(value).__name__)
+    data = cai.get("data")
+    address = int(data[0] or 0) if data is not None else 0
+    dt = getattr(value, "dtype", None)  # bf16/fp8 have no typestr of their own
+    try:
+        dtype = dtype_name(dt if dt is not None else cai["typestr"])
+    except TypeError:
+        if dt is None:
+            raise
+        dtype = dtype_name(cai["typestr"])
+    stream = cai.get("stream")
+    if stream is not None:
+        if isinstance(stream, bool) or not isinstance(stream, int):
+            raise TypeError("%s: __cuda_array_interface__['stream'] must be an int or "
+                            "None, not %r" % (type(value).__name__, stream))
+    index = _device_index(value)
+    return DeviceArray(value, address, dtype, CUDA_BACKEND, index, stream, "cai",
+                       "a __cuda_array_interface__ object (%s%s)" % (
+                           type(value).__name__,
+                           "" if index is None else " on CUDA device %d" % index))
+
+
+def torch_host_info(value):
+    """(address, nbytes, contiguous, writable) of a CPU torch tensor, or None."""
+    if not is_torch_tensor(value) or value.device.type != "cpu":
+        return None
+    return (int(value.data_ptr()), int(value.numel()) * int(value.element_size()),
+            bool(value.is_contiguous()), True)
+
+
+# -- Streams -----------------------------------------------------------------
+
+
+class NativeStream:
+    """A native stream handle given as ``stream=``: ``handle`` (an int, e.g.
+    a CUstream), ``backend`` and ``index`` of its device when known."""
+
+    __slots__ = ("handle", "backend", "index", "what")
+
+    def __init__(self, handle, backend=None, index=None, what="native stream"):
+        if not 0 <= handle < 2 ** 64:
+            raise ValueError("a native stream handle must fit in 64 bits unsigned, not %d"
+                             % handle)
+        self.handle = handle
+        self.backend = backend
+        self.index = index
+        self.what = what
+
+    @property
+    def device_name(self):
+        if self.backend is None or self.index is None:
+            return None
+        return "%s:%d" % (self.backend, self.index)
+
+
+def _index_of(stream):
+    """The device index of a torch stream (``device_index``, ``device.index``)."""
+    v = getattr(stream, "device_index", None)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    dev = getattr(stream, "device", None)
+    v = getattr(dev, "index", None)
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def parse_stream(stream):
+    """``stream=`` as None, a tegula.Stream or a NativeStream: an int is a
+    native handle; an object with an int ``cuda_stream`` (torch.cuda.Stream,
+    torch.cuda.ExternalStream) or a ``__cuda_stream__()`` method (the CUDA
+    stream protocol: returns (version, handle)) is its handle."""
+    from . import Stream
+    if stream is None or isinstance(stream, Stream):
+        return stream
+    if isinstance(stream, bool):
+        raise TypeError("stream must not be a bool")
+    try:
+        handle = operator.index(stream)  # int, NumPy integers
+    except TypeError:
+        handle = None
+    if handle is not None:
+        return NativeStream(handle, what="native stream %#x" % handle)
+    handle = getattr(stream, "cuda_stream", None)
+    if isinstance(handle, int) and not isinstance(handle, bool):
+        backend = _torch_gpu_backend() if _torch() is not None else CUDA_BACKEND
+        return NativeStream(handle, backend, _index_of(stream),
+                            "%s %#x" % (type(stream).__name__, handle))
+    proto = getattr(stream, "__cuda_stream__", None)
+    if callable(proto):
+        value = proto()
+        try:
+            handle = operator.index(value[1])
+        except (TypeError, IndexError):
+            raise TypeError("%s.__cuda_stream__() must return (version, handle), not %r"
+                            % (type(stream).__name__, value)) from None
+        return NativeStream(handle, CUDA_BACKEND, None,
+                            "%s %#x" % (type(stream).__name__, handle))
+    raise TypeError("stream must be a tegula.Stream, a native stream handle (an int, "
+                    "e.g. a CUstream), a torch.cuda.Stream (anything with an int "
+                    ".cuda_stream or a __cuda_stream__() method) or None, not %r"
+                    % type(stream).__name__)
+
+
+def torch_current_stream(index):
+    """PyTorch's current stream on CUDA device |index|, as an int handle:
+    ``torch.cuda.current_stream(index).cuda_stream``, read (as Triton does)
+    through ``torch._C._cuda_getCurrentRawStream`` where torch has it,
+    without making a Stream object."""
+    torch = _torch()
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return int(raw(index))
+    return int(torch.cuda.current_stream(index).cuda_stream)

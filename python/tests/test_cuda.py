@@ -1,0 +1,105 @@
+"""PyTorch CUDA tensors on a real NVIDIA GPU (nvidia:N): passed as device
+pointers, launched on PyTorch's current stream. Skips (saying why) without
+torch, without CUDA, or without the nvidia plugin's device; run it on the GPU
+machine with the nvidia plugin visible, e.g.
+
+    TEGULA_VISIBLE_BACKENDS=nvidia,host python3 -m pytest python/tests/test_cuda.py
+
+(bench/gpu_bench.py runs the corpus there; this file checks the interop.)
+The arguments' handling without a GPU is tested in test_interop.py."""
+
+import pytest
+
+import tegula
+
+torch = pytest.importorskip("torch", reason="these tests need PyTorch with CUDA")
+if not torch.cuda.is_available():
+    pytest.skip("these tests need a CUDA GPU (torch.cuda.is_available() is False)",
+                allow_module_level=True)
+
+from kernels.add_kernel import add_kernel  # noqa: E402
+from kernels.testdev_kernels import typed_scale  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def nv():
+    """nvidia:<current CUDA device> on a runtime of its own, which is also
+    made the default runtime (launches without device= look there)."""
+    rt = tegula.Runtime(visible_backends="nvidia")
+    index = torch.cuda.current_device()
+    try:
+        dev = rt.find_device("nvidia:%d" % index)
+    except tegula.TegulaError as e:
+        rt.close()
+        pytest.skip("no nvidia:%d: %s" % (index, e))
+    saved = tegula._default
+    tegula._default = rt
+    yield dev
+    tegula._default = saved
+    rt.close()
+
+
+def run_or_skip_compile(launch):
+    """Launches; skips while the nvidia plugin cannot compile yet."""
+    try:
+        return launch()
+    except tegula.TegulaError as e:
+        if e.code_name == "TG_ERROR_UNIMPLEMENTED" and "compil" in e.message:
+            pytest.skip("the nvidia plugin cannot compile yet: %s" % e.message)
+        raise
+
+
+def test_add_on_torch_tensors_picks_the_tensors_device(nv):
+    n = 100_003
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    ck = run_or_skip_compile(lambda: add_kernel[((n + 1023) // 1024,)](x, y, out, n,
+                                                                      BLOCK_SIZE=1024))
+    assert ck.device == nv
+    torch.cuda.synchronize()
+    assert torch.equal(out, x + y)
+
+
+def test_launch_is_ordered_in_the_current_stream(nv):
+    n = 1 << 20
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        x = torch.randn(n, device="cuda")
+        y = torch.randn(n, device="cuda")
+        out = torch.empty_like(x)
+        out.fill_(float("nan"))  # queued, not waited for: the launch must follow it
+        run_or_skip_compile(lambda: add_kernel[(n // 1024,)](x, y, out, n, BLOCK_SIZE=1024))
+        expected = x + y
+    assert nv._native_stream(side.cuda_stream).native_handle == side.cuda_stream
+    side.synchronize()
+    assert torch.equal(out, expected)
+
+
+def test_explicit_torch_stream(nv):
+    n = 4096
+    x = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    run_or_skip_compile(lambda: add_kernel[(4,)](x, x, out, n, BLOCK_SIZE=1024, stream=s))
+    s.synchronize()
+    assert torch.equal(out, 2 * x)
+
+
+def test_dtype_checked_against_the_annotation(nv):
+    h = torch.zeros(16, device="cuda", dtype=torch.float16)
+    with pytest.raises(TypeError, match=r"annotated \*fp32 but the array's dtype is fp16"):
+        typed_scale[(1,)](h, h, 1.0, 16)
+
+
+def test_cuda_tensor_on_the_host_device(nv):
+    with tegula.Runtime(visible_backends="host") as rt:
+        try:
+            host = rt.find_device("host:0")
+        except tegula.TegulaError as e:
+            pytest.skip("no host:0: %s" % e)
+        x = torch.zeros(16, device="cuda")
+        with pytest.raises(ValueError, match="only a device of the nvidia plugin can use, "
+                                             "but the launch is on host:0"):
+            add_kernel[(1,)](x, x, x, 16, BLOCK_SIZE=16, device=host)

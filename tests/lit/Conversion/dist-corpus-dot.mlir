@@ -10,7 +10,7 @@
 // RUN:   --signature '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 256, 64, 8, "leaky_relu"' \
 // RUN:   | tegula-opt -tile-assign-layouts | tegula-opt -tile-test-lower-to-llvm=distributed=true \
 // RUN:   | FileCheck %s --check-prefix=MATMUL
-// MATMUL-LABEL: module attributes {lowering.scratch_bytes = 65536 : i64
+// MATMUL-LABEL: module attributes {lowering.scratch_bytes = 67584 : i64
 // MATMUL:       llvm.func @matmul_kernel(
 // MATMUL:       llvm.call @test_barrier()
 // MATMUL-COUNT-16384: llvm.intr.fma
@@ -21,7 +21,7 @@
 // RUN:   --signature '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 256, 64, 8, "leaky_relu"' \
 // RUN:   | tegula-opt -tile-assign-layouts=matrix-unit=nvidia.mma | tegula-opt -tile-test-lower-to-llvm=distributed=true \
 // RUN:   | FileCheck %s --check-prefix=MMA
-// MMA-LABEL: module attributes {lowering.scratch_bytes = 65536 : i64
+// MMA-LABEL: module attributes {lowering.scratch_bytes = 67584 : i64
 // MMA:       llvm.func @test_mma(f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f16, f32, f32, f32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // MMA:       llvm.func @matmul_kernel(
 // MMA-NOT:   llvm.intr.fma

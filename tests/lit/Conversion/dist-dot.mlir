@@ -18,11 +18,12 @@
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 512 : i64
 // CHECK:       llvm.func @dot_f16(
-// A to its operand layout: 2 registers out, barrier, 16 (a row) in, barrier.
+// A to its operand layout: 2 registers out, barrier, 16 (a row) in as two
+// 16-byte vectors, barrier.
 // CHECK-COUNT-2: llvm.store %{{[0-9]+}}, %{{[0-9]+}} : f16, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
-// CHECK-COUNT-16: llvm.load %{{[0-9]+}} : !llvm.ptr -> f16
-// CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
+// CHECK-COUNT-2: llvm.load %{{[0-9]+}} {alignment = 16 : i64} : !llvm.ptr -> vector<8xf16>
+// CHECK:         llvm.call @test_barrier() : () -> ()
 // B: 2 columns of 16.
 // CHECK-COUNT-2: llvm.store %{{[0-9]+}}, %{{[0-9]+}} : f16, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()

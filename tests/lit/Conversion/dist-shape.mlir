@@ -1,9 +1,10 @@
 // Distributed lowering of layout conversions and shape ops (DistShape.cpp).
 // convert_layout between blocked layouts whose threads hold different
 // elements goes through shared memory: every thread writes its registers
-// row-major (element row * 32 + col), barrier, reads the registers of the
-// new layout, barrier; the kernel's shared memory is the tile (32x32 f32:
-// 4096 bytes). When the threads already hold the right elements -
+// row-major, rows of 128 bytes padded by 16 (element row * 36 + col), runs
+// of registers along a row as 16-byte vectors, barrier, reads the
+// registers of the new layout, barrier; the kernel's shared memory is the
+// padded tile (32x36 f32: 4608 bytes). When the threads already hold the right elements -
 // expand_dims of a slice then broadcast back to the parent, or a
 // conversion between encodings that distribute identically - the result is
 // the source registers: no shared memory, no barrier.
@@ -13,25 +14,21 @@
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #t = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32} {
-// CHECK-LABEL: module attributes {lowering.scratch_bytes = 4096 : i64
+// CHECK-LABEL: module attributes {lowering.scratch_bytes = 4608 : i64
 // CHECK:       llvm.func @convert(
 // CHECK:         %[[SHMP:[0-9]+]] = llvm.getelementptr %{{[^ ]+}}[0, 2]
 // CHECK-NEXT:    %[[SHM:[0-9]+]] = llvm.load %[[SHMP]] : !llvm.ptr -> !llvm.ptr
 // CHECK-COUNT-8: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
-// Source register 0: element (row, col) at row * 32 + col.
-// CHECK-NEXT:    %[[W:[0-9]+]] = llvm.mlir.constant(32 : i32) : i32
+// Source registers 0-3 and 4-7 are runs of 4 along the row: two 16-byte
+// stores at col + row * 36 (rows padded from 32 to 36 elements).
+// CHECK-NEXT:    %[[W:[0-9]+]] = llvm.mlir.constant(36 : i32) : i32
 // CHECK-NEXT:    %[[ROWS:[0-9]+]] = llvm.mul %[[ROW:[0-9]+]], %[[W]] : i32
-// CHECK-NEXT:    %[[AT:[0-9]+]] = llvm.add %[[COL:[0-9]+]], %[[ROWS]] : i32
+// CHECK-NEXT:    %[[AT:[0-9]+]] = llvm.add %[[ROWS]], %[[COL:[0-9]+]] : i32
 // CHECK-NEXT:    %[[P:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.store %{{[0-9]+}}, %[[P]] : f32, !llvm.ptr
-// Register 1 is column + 1 (XOR 1) ... register 4 column + 16.
-// CHECK-NEXT:    %[[O1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    llvm.xor %[[COL]], %[[O1]] : i32
-// CHECK-COUNT-6: llvm.store %{{[0-9]+}}, %{{[0-9]+}} : f32, !llvm.ptr
-// CHECK:         %[[O19:[0-9]+]] = llvm.mlir.constant(19 : i32) : i32
-// CHECK-NEXT:    llvm.xor %[[COL]], %[[O19]] : i32
-// CHECK:         llvm.store %{{[0-9]+}}, %{{[0-9]+}} : f32, !llvm.ptr
+// CHECK:         llvm.store %{{[0-9]+}}, %[[P]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+// CHECK:         llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
+// The new layout's registers run down a column: 8 scalar loads.
 // CHECK-COUNT-8: llvm.load %{{[0-9]+}} : !llvm.ptr -> f32
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // CHECK-NOT:     @test_barrier

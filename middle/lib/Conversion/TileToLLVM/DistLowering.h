@@ -66,6 +66,14 @@ struct DistLayout {
   std::vector<int64_t> threadKey() const;
   /// The register holding |coords| in lane 0 warp 0 terms, or -1.
   int64_t findReg(llvm::ArrayRef<int64_t> coords) const;
+  /// The dimension along which registers 0 and 1 are one element apart,
+  /// or -1.
+  int64_t getRunDim() const;
+  /// The longest run (a power of 2, at most |limit|) such that registers
+  /// come in groups of that many consecutive elements along |dim|, each
+  /// group starting at a multiple of its length in every thread: a group is
+  /// one vector access. 1 when there is none.
+  int64_t getRunLength(int64_t dim, int64_t limit) const;
 };
 
 /// The distributed lowering. It reuses Lowerer's types and scalar builders
@@ -144,6 +152,14 @@ public:
   stageIn(mlir::Location loc, const DistLayout &layout, mlir::Type elem,
           int64_t offset,
           llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)> indexOf);
+  /// Stores |values| (the registers of a tile of |layout|) to shared memory
+  /// at element sum(coords[d] * strides[d]) from offset 0, or with |values|
+  /// empty loads and returns them; registers consecutive along |fastest|
+  /// (contiguous there) move as vectors of up to 16 bytes.
+  llvm::SmallVector<mlir::Value>
+  stageRegisters(mlir::Location loc, const DistLayout &layout,
+                 llvm::ArrayRef<mlir::Value> values, mlir::Type elem,
+                 llvm::ArrayRef<int64_t> strides, int64_t fastest);
   /// Row-major linear index (i32) of |coords| in |shape|.
   mlir::Value linearIndex(mlir::Location loc, llvm::ArrayRef<mlir::Value> coords,
                           llvm::ArrayRef<int64_t> shape);

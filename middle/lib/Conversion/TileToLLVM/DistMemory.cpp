@@ -20,26 +20,13 @@ namespace {
 /// How many consecutive registers form one vector access (1: none).
 int64_t vectorWidth(DistLowerer &l, const DistLayout &layout, Value ptrs,
                     Value mask, int64_t elemBytes) {
-  int64_t numRegs = layout.getNumRegs();
-  if (numRegs < 2)
-    return 1;
-  // The dimension registers 0 and 1 differ in by one element.
-  int64_t dim = -1;
-  for (int64_t d = 0; d < layout.getRank(); ++d) {
-    Coords step(layout.getRank(), 0);
-    step[d] = 1;
-    Coords diff(layout.getRank());
-    for (int64_t e = 0; e < layout.getRank(); ++e)
-      diff[e] = layout.regOffsets[1][e] ^ layout.regOffsets[0][e];
-    if (diff == step)
-      dim = d;
-  }
+  int64_t dim = layout.getRunDim();
   if (dim < 0)
     return 1;
   AxisInfo info = l.axisInfo.get(ptrs);
   if (!info.isInitialized() || info.getRank() != layout.getRank())
     return 1;
-  int64_t limit = std::min<int64_t>(16 / elemBytes, numRegs);
+  int64_t limit = 16 / elemBytes;
   limit = std::min(limit, info.getContiguity(dim));
   limit = std::min(limit, info.getDivisibility(dim) / elemBytes);
   if (mask) {
@@ -48,27 +35,7 @@ int64_t vectorWidth(DistLowerer &l, const DistLayout &layout, Value ptrs,
       return 1;
     limit = std::min(limit, maskInfo.getConstancy(dim));
   }
-  auto fits = [&](int64_t width) {
-    for (const SmallVector<Coords> *bases :
-         {&layout.laneBases, &layout.warpBases})
-      for (const Coords &basis : *bases)
-        if (basis[dim] % width != 0)
-          return false;
-    for (int64_t r = 0; r < numRegs; ++r) {
-      const Coords &first = layout.regOffsets[r - r % width];
-      if (first[dim] % width != 0)
-        return false;
-      Coords expected = first;
-      expected[dim] += r % width;
-      if (layout.regOffsets[r] != expected)
-        return false;
-    }
-    return true;
-  };
-  int64_t width = 1;
-  while (width * 2 <= limit && numRegs % (width * 2) == 0 && fits(width * 2))
-    width *= 2;
-  return width;
+  return layout.getRunLength(dim, limit);
 }
 
 /// |values| (scalars in chunk form) as one value in memory form: a vector

@@ -339,9 +339,16 @@ std::optional<LogicalResult>
 tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
   Location loc = op->getLoc();
   if (isa<tile::ConvertLayoutOp>(op)) {
-    auto identity = [](ArrayRef<int64_t> c) { return Coords(c); };
-    return lowerMapped(l, op, op->getOperand(0), op->getResult(0), identity,
-                       [](ArrayRef<Value> c) { return SmallVector<Value>(c); });
+    auto srcType = cast<RankedTensorType>(op->getOperand(0).getType());
+    FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+    FailureOr<DistLayout> to =
+        l.layoutOf(cast<RankedTensorType>(op->getResult(0).getType()), loc);
+    if (failed(from) || failed(to))
+      return failure();
+    l.setRegs(op->getResult(0),
+              l.convert(loc, *from, l.regsOf(op->getOperand(0)),
+                        srcType.getElementType(), *to));
+    return success();
   }
   if (auto broadcast = dyn_cast<tile::BroadcastOp>(op)) {
     ArrayRef<int64_t> in =

@@ -2,6 +2,7 @@
 
 #include "HostCompiler.h"
 
+#include "tegula/BackendKit/CompileSupport.h"
 #include "tegula/plugin_support.hpp"
 #include "HostCodegen.h"
 #include "HostTargetHooks.h"
@@ -27,109 +28,15 @@
 #include <string>
 
 using namespace mlir;
+using tegula::backend::DiagnosticCollector;
+using tegula::backend::takeModule;
+using tegula::backend::toScalarType;
+using tegula::backend::typeText;
 using tegula::plugin::CompiledImage;
 using tegula::plugin::CompileRequest;
 using tegula::plugin::Status;
 
 namespace {
-
-/// "file:line:col" of |loc|, or "" when it names no position.
-std::string describe(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) +
-           ":" + std::to_string(file.getColumn());
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return describe(name.getChildLoc());
-  if (auto call = dyn_cast<CallSiteLoc>(loc))
-    return describe(call.getCallee());
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location part : fused.getLocations()) {
-      std::string text = describe(part);
-      if (!text.empty())
-        return text;
-    }
-  return "";
-}
-
-std::string render(Diagnostic &diagnostic) {
-  std::string where = describe(diagnostic.getLocation());
-  std::string text = (where.empty() ? "" : where + ": ") + diagnostic.str();
-  for (Diagnostic &note : diagnostic.getNotes()) {
-    std::string noteWhere = describe(note.getLocation());
-    text += " (note: " + (noteWhere.empty() ? "" : noteWhere + ": ") +
-            note.str() + ")";
-  }
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
-}
-
-/// Keeps the errors the context reports while it lives (warnings and
-/// remarks are dropped: nothing prints to stderr from a plugin).
-class DiagnosticCollector {
-public:
-  explicit DiagnosticCollector(MLIRContext &context)
-      : handler(&context, [this](Diagnostic &diagnostic) {
-          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
-            errors.push_back(render(diagnostic));
-          return success();
-        }) {}
-
-  bool empty() const { return errors.empty(); }
-  /// The errors on one line, "; " between them; |fallback| when none.
-  std::string text(const std::string &fallback) const {
-    if (errors.empty())
-      return fallback;
-    std::string joined;
-    for (const std::string &error : errors)
-      joined += (joined.empty() ? "" : "; ") + error;
-    return joined;
-  }
-
-private:
-  std::vector<std::string> errors;
-  ScopedDiagnosticHandler handler;
-};
-
-/// The tg_scalar_type of |type|; false for a type the kernel ABI lacks.
-bool toScalarType(Type type, tg_scalar_type &out) {
-  if (auto integer = dyn_cast<IntegerType>(type)) {
-    bool isUnsigned = integer.isUnsigned();
-    switch (integer.getWidth()) {
-    case 1:
-      out = TG_TYPE_I1;
-      return true;
-    case 8:
-      out = isUnsigned ? TG_TYPE_U8 : TG_TYPE_I8;
-      return true;
-    case 16:
-      out = isUnsigned ? TG_TYPE_U16 : TG_TYPE_I16;
-      return true;
-    case 32:
-      out = isUnsigned ? TG_TYPE_U32 : TG_TYPE_I32;
-      return true;
-    case 64:
-      out = isUnsigned ? TG_TYPE_U64 : TG_TYPE_I64;
-      return true;
-    default:
-      return false;
-    }
-  }
-  if (type.isF16())
-    out = TG_TYPE_F16;
-  else if (type.isBF16())
-    out = TG_TYPE_BF16;
-  else if (type.isF32())
-    out = TG_TYPE_F32;
-  else if (type.isF64())
-    out = TG_TYPE_F64;
-  else if (type.isFloat8E4M3FN())
-    out = TG_TYPE_FP8E4M3;
-  else if (type.isFloat8E5M2())
-    out = TG_TYPE_FP8E5M2;
-  else
-    return false;
-  return true;
-}
 
 /// Bytes a packed argument of |arg| takes (runtime.h).
 uint64_t packedSize(const CompiledImage::Argument &arg) {
@@ -138,26 +45,6 @@ uint64_t packedSize(const CompiledImage::Argument &arg) {
   return std::max<uint64_t>(1, tegula::plugin::scalarTypeSize(arg.type));
 }
 
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return os.str();
-}
-
-/// The ops of |block| as one module: the module itself when the bytecode
-/// holds exactly one, else a new module that takes them all.
-OwningOpRef<ModuleOp> takeModule(Block &block, MLIRContext &context) {
-  if (llvm::hasSingleElement(block))
-    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
-      module->remove();
-      return OwningOpRef<ModuleOp>(module);
-    }
-  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  while (!block.empty())
-    block.front().moveBefore(module->getBody(), module->getBody()->end());
-  return module;
-}
 
 /// The layouts of the SIMT emulation: a GPU's coalesced blocked layouts for
 /// warps of |warpSize|; dots as fused multiply-adds.

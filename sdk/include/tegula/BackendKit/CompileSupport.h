@@ -1,0 +1,54 @@
+//===- tegula/BackendKit/CompileSupport.h - What every compiler needs -*- C++ -*-===//
+//
+// Small pieces every plugin's compile path uses between reading tile
+// bytecode and writing its image: errors collected from an MLIRContext as
+// one line each (with file:line:col), the kernel ABI's scalar type of an
+// MLIR type, a type's text, and the module a bytecode block holds.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_BACKENDKIT_COMPILESUPPORT_H
+#define TEGULA_BACKENDKIT_COMPILESUPPORT_H
+
+#include "tegula/plugin.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <vector>
+
+namespace tegula::backend {
+
+/// Keeps the errors the context reports while it lives (warnings and
+/// remarks are dropped: nothing prints to stderr from a plugin), each as
+/// one line led by its file:line:col, notes appended.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext &context);
+
+  bool empty() const { return errors.empty(); }
+  /// The errors on one line, "; " between them; |fallback| when none.
+  std::string text(const std::string &fallback) const;
+
+private:
+  std::vector<std::string> errors;
+  mlir::ScopedDiagnosticHandler handler;
+};
+
+/// The tg_scalar_type of |type|; false for a type the kernel ABI lacks.
+bool toScalarType(mlir::Type type, tg_scalar_type &out);
+
+/// |type| as MLIR prints it.
+std::string typeText(mlir::Type type);
+
+/// The ops of |block| as one module: the module itself when the bytecode
+/// holds exactly one, else a new module that takes them all.
+mlir::OwningOpRef<mlir::ModuleOp> takeModule(mlir::Block &block,
+                                             mlir::MLIRContext &context);
+
+} // namespace tegula::backend
+
+#endif // TEGULA_BACKENDKIT_COMPILESUPPORT_H

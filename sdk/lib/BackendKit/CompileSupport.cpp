@@ -1,0 +1,121 @@
+//===- CompileSupport.cpp - What every compiler needs ---------------------===//
+
+#include "tegula/BackendKit/CompileSupport.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace tegula::backend;
+
+namespace {
+
+/// "file:line:col" of |loc|, or "" when it names no position.
+std::string describe(Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file.getFilename().str() + ":" + std::to_string(file.getLine()) +
+           ":" + std::to_string(file.getColumn());
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return describe(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return describe(call.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations()) {
+      std::string text = describe(part);
+      if (!text.empty())
+        return text;
+    }
+  return "";
+}
+
+std::string render(Diagnostic &diagnostic) {
+  std::string where = describe(diagnostic.getLocation());
+  std::string text = (where.empty() ? "" : where + ": ") + diagnostic.str();
+  for (Diagnostic &note : diagnostic.getNotes()) {
+    std::string noteWhere = describe(note.getLocation());
+    text += " (note: " + (noteWhere.empty() ? "" : noteWhere + ": ") +
+            note.str() + ")";
+  }
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return text;
+}
+
+} // namespace
+
+DiagnosticCollector::DiagnosticCollector(MLIRContext &context)
+    : handler(&context, [this](Diagnostic &diagnostic) {
+        if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+          errors.push_back(render(diagnostic));
+        return success();
+      }) {}
+
+std::string DiagnosticCollector::text(const std::string &fallback) const {
+  if (errors.empty())
+    return fallback;
+  std::string joined;
+  for (const std::string &error : errors)
+    joined += (joined.empty() ? "" : "; ") + error;
+  return joined;
+}
+
+
+bool tegula::backend::toScalarType(Type type, tg_scalar_type &out) {
+  if (auto integer = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = integer.isUnsigned();
+    switch (integer.getWidth()) {
+    case 1:
+      out = TG_TYPE_I1;
+      return true;
+    case 8:
+      out = isUnsigned ? TG_TYPE_U8 : TG_TYPE_I8;
+      return true;
+    case 16:
+      out = isUnsigned ? TG_TYPE_U16 : TG_TYPE_I16;
+      return true;
+    case 32:
+      out = isUnsigned ? TG_TYPE_U32 : TG_TYPE_I32;
+      return true;
+    case 64:
+      out = isUnsigned ? TG_TYPE_U64 : TG_TYPE_I64;
+      return true;
+    default:
+      return false;
+    }
+  }
+  if (type.isF16())
+    out = TG_TYPE_F16;
+  else if (type.isBF16())
+    out = TG_TYPE_BF16;
+  else if (type.isF32())
+    out = TG_TYPE_F32;
+  else if (type.isF64())
+    out = TG_TYPE_F64;
+  else if (type.isFloat8E4M3FN())
+    out = TG_TYPE_FP8E4M3;
+  else if (type.isFloat8E5M2())
+    out = TG_TYPE_FP8E5M2;
+  else
+    return false;
+  return true;
+}
+
+std::string tegula::backend::typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return os.str();
+}
+
+OwningOpRef<ModuleOp> tegula::backend::takeModule(Block &block,
+                                                 MLIRContext &context) {
+  if (llvm::hasSingleElement(block))
+    if (auto module = dyn_cast<ModuleOp>(&block.front())) {
+      module->remove();
+      return OwningOpRef<ModuleOp>(module);
+    }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+  while (!block.empty())
+    block.front().moveBefore(module->getBody(), module->getBody()->end());
+  return module;
+}

@@ -2,6 +2,7 @@
 
 #include "HostImage.h"
 
+#include "llvm/Support/EndianStream.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -11,21 +12,6 @@ using namespace tegula::host;
 
 namespace {
 constexpr size_t kFixedHeader = 24;
-
-void putU32(std::string &out, uint32_t value) {
-  for (int i = 0; i < 4; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-void putU64(std::string &out, uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-uint64_t getLE(const unsigned char *bytes, int count) {
-  uint64_t value = 0;
-  for (int i = 0; i < count; ++i)
-    value |= uint64_t(bytes[i]) << (8 * i);
-  return value;
-}
 
 llvm::Error invalid(const llvm::Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -52,9 +38,14 @@ std::string tegula::host::writeHostImage(const HostImage &image) {
   os.flush();
 
   std::string out(kHostImageMagic, sizeof(kHostImageMagic));
-  putU32(out, kHostImageVersion);
-  putU32(out, static_cast<uint32_t>(json.size()));
-  putU64(out, image.object.size());
+  llvm::raw_string_ostream outStream(out);
+  auto put = [&](auto value) {
+    llvm::support::endian::write(outStream, value, llvm::endianness::little);
+  };
+  put(uint32_t(kHostImageVersion));
+  put(static_cast<uint32_t>(json.size()));
+  put(uint64_t(image.object.size()));
+  outStream.flush();
   out += json;
   out += image.object;
   return out;
@@ -68,15 +59,15 @@ llvm::Expected<HostImage> tegula::host::readHostImage(const void *data,
                    llvm::Twine(kFixedHeader) + "-byte header");
   if (std::memcmp(bytes, kHostImageMagic, sizeof(kHostImageMagic)) != 0)
     return invalid("no TGHOSTK magic (not made by the host plugin)");
-  uint32_t version = static_cast<uint32_t>(getLE(bytes + 8, 4));
+  uint32_t version = llvm::support::endian::read32le(bytes + 8);
   if (version != kHostImageVersion)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "host kernel image format version " + llvm::Twine(version) +
             " is not supported (this plugin reads version " +
             llvm::Twine(kHostImageVersion) + ")");
-  uint64_t jsonSize = getLE(bytes + 12, 4);
-  uint64_t objectSize = getLE(bytes + 16, 8);
+  uint64_t jsonSize = llvm::support::endian::read32le(bytes + 12);
+  uint64_t objectSize = llvm::support::endian::read64le(bytes + 16);
   if (jsonSize > size - kFixedHeader ||
       objectSize != size - kFixedHeader - jsonSize)
     return invalid("the header announces " + llvm::Twine(jsonSize) + " + " +

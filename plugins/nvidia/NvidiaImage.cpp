@@ -2,6 +2,7 @@
 
 #include "NvidiaImage.h"
 
+#include "llvm/Support/EndianStream.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -11,21 +12,6 @@ using namespace tegula::nvidia;
 
 namespace {
 constexpr size_t kFixedHeader = 32;
-
-void putU32(std::string &out, uint32_t value) {
-  for (int i = 0; i < 4; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-void putU64(std::string &out, uint64_t value) {
-  for (int i = 0; i < 8; ++i)
-    out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
-}
-uint64_t getLE(const unsigned char *bytes, int count) {
-  uint64_t value = 0;
-  for (int i = 0; i < count; ++i)
-    value |= uint64_t(bytes[i]) << (8 * i);
-  return value;
-}
 
 llvm::Error invalid(const llvm::Twine &why) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
@@ -51,10 +37,15 @@ std::string tegula::nvidia::writeNvidiaImage(const NvidiaImage &image) {
   os.flush();
 
   std::string out(kNvidiaImageMagic, sizeof(kNvidiaImageMagic));
-  putU32(out, kNvidiaImageVersion);
-  putU32(out, static_cast<uint32_t>(json.size()));
-  putU64(out, image.ptx.size());
-  putU64(out, image.cubin.size());
+  llvm::raw_string_ostream outStream(out);
+  auto put = [&](auto value) {
+    llvm::support::endian::write(outStream, value, llvm::endianness::little);
+  };
+  put(uint32_t(kNvidiaImageVersion));
+  put(static_cast<uint32_t>(json.size()));
+  put(uint64_t(image.ptx.size()));
+  put(uint64_t(image.cubin.size()));
+  outStream.flush();
   out += json;
   out += image.ptx;
   out += image.cubin;
@@ -69,16 +60,16 @@ llvm::Expected<NvidiaImage> tegula::nvidia::readNvidiaImage(const void *data,
                    llvm::Twine(kFixedHeader) + "-byte header");
   if (std::memcmp(bytes, kNvidiaImageMagic, sizeof(kNvidiaImageMagic)) != 0)
     return invalid("no TGNVPTX magic (not made by the nvidia plugin)");
-  uint32_t version = static_cast<uint32_t>(getLE(bytes + 8, 4));
+  uint32_t version = llvm::support::endian::read32le(bytes + 8);
   if (version != kNvidiaImageVersion)
     return llvm::createStringError(
         llvm::inconvertibleErrorCode(),
         "NVIDIA kernel image format version " + llvm::Twine(version) +
             " is not supported (this plugin reads version " +
             llvm::Twine(kNvidiaImageVersion) + ")");
-  uint64_t jsonSize = getLE(bytes + 12, 4);
-  uint64_t ptxSize = getLE(bytes + 16, 8);
-  uint64_t cubinSize = getLE(bytes + 24, 8);
+  uint64_t jsonSize = llvm::support::endian::read32le(bytes + 12);
+  uint64_t ptxSize = llvm::support::endian::read64le(bytes + 16);
+  uint64_t cubinSize = llvm::support::endian::read64le(bytes + 24);
   uint64_t rest = size - kFixedHeader;
   if (jsonSize > rest || ptxSize > rest - jsonSize ||
       cubinSize != rest - jsonSize - ptxSize)

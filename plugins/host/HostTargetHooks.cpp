@@ -3,6 +3,8 @@
 #include "HostTargetHooks.h"
 #include "HostKernelABI.h"
 
+#include "tegula/BackendKit/HookSupport.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -32,24 +34,11 @@ Type programType(MLIRContext *context) {
                                           {ids, ids, ptr, ptr, i32, i32});
 }
 
-/// The llvm.func the builder inserts into, or null.
-LLVM::LLVMFuncOp enclosingFunction(OpBuilder &builder) {
-  Block *block = builder.getInsertionBlock();
-  if (!block)
-    return {};
-  Operation *parent = block->getParentOp();
-  if (!parent)
-    return {};
-  if (auto func = dyn_cast<LLVM::LLVMFuncOp>(parent))
-    return func;
-  return parent->getParentOfType<LLVM::LLVMFuncOp>();
-}
-
 /// The tg_host_program pointer: the last argument of the enclosing
 /// llvm.func's entry block. Emits an error and returns null when there is
 /// none.
 Value programPointer(OpBuilder &builder, Location loc) {
-  LLVM::LLVMFuncOp func = enclosingFunction(builder);
+  LLVM::LLVMFuncOp func = tegula::backend::getEnclosingLLVMFunction(builder);
   if (!func) {
     emitError(loc) << "host target hooks: the code is not inside an llvm.func "
                       "(the program context is its last argument)";
@@ -94,74 +83,34 @@ Value loadProgramField(OpBuilder &builder, Location loc, int32_t field,
   return builder.create<LLVM::LoadOp>(loc, type, address, alignment);
 }
 
-/// The module the builder inserts into.
-ModuleOp enclosingModule(OpBuilder &builder) {
-  Block *block = builder.getInsertionBlock();
-  Operation *parent = block ? block->getParentOp() : nullptr;
-  if (!parent)
-    return {};
-  if (auto module = dyn_cast<ModuleOp>(parent))
-    return module;
-  return parent->getParentOfType<ModuleOp>();
-}
-
-/// Declares external function |name| of |type| in |module| unless it is
-/// there; fails (with an error) when it is there with another type.
+/// Declares runtime function |name| of |type| in |module| unless it is
+/// there; fails (with an error) when the name is taken.
 LogicalResult declareFunction(OpBuilder &builder, Location loc,
                               ModuleOp module, StringRef name,
                               LLVM::LLVMFunctionType type) {
-  if (Operation *existing = module.lookupSymbol(name)) {
-    auto func = dyn_cast<LLVM::LLVMFuncOp>(existing);
-    if (func && func.getFunctionType() == type)
-      return success();
-    return emitError(loc) << "host target hooks: the module already has a "
-                             "symbol @"
-                          << name << " that is not the runtime function "
-                          << type;
-  }
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(module.getBody());
-  auto func = builder.create<LLVM::LLVMFuncOp>(loc, name, type);
+  FailureOr<LLVM::LLVMFuncOp> func = tegula::backend::declareExternalFunction(
+      builder, loc, module, name, type, "host target hooks");
+  if (failed(func))
+    return failure();
   // The runtime functions only read the program record and the strings,
   // and keep none of the pointers.
   for (unsigned i = 0; i < type.getNumParams(); ++i)
     if (isa<LLVM::LLVMPointerType>(type.getParamType(i))) {
-      func.setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
-                      builder.getUnitAttr());
-      func.setArgAttr(i, LLVM::LLVMDialect::getNoCaptureAttrName(),
-                      builder.getUnitAttr());
+      func->setArgAttr(i, LLVM::LLVMDialect::getReadonlyAttrName(),
+                       builder.getUnitAttr());
+      func->setArgAttr(i, LLVM::LLVMDialect::getNoCaptureAttrName(),
+                       builder.getUnitAttr());
     }
   return success();
 }
 
-/// The address of a NUL-terminated constant copy of |text|: an existing
-/// `tegula_host_str_<n>` global with the same bytes, or a new one with the
-/// first free <n>.
+/// The address of a NUL-terminated constant copy of |text|
+/// (`tegula_host_str_<n>`, shared by equal text).
 Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
                      StringRef text) {
-  std::string bytes = text.str();
-  bytes.push_back('\0');
-  std::string name;
-  for (unsigned n = 0;; ++n) {
-    name = kStringPrefix + std::to_string(n);
-    Operation *existing = module.lookupSymbol(name);
-    if (!existing)
-      break;
-    auto global = dyn_cast<LLVM::GlobalOp>(existing);
-    if (global && global.getConstant() && global.getValueAttr() &&
-        global.getValueAttr() == builder.getStringAttr(bytes))
-      return builder.create<LLVM::AddressOfOp>(loc, global);
-  }
-  LLVM::GlobalOp global;
-  {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size());
-    global = builder.create<LLVM::GlobalOp>(
-        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
-        builder.getStringAttr(bytes), /*alignment=*/1);
-  }
-  return builder.create<LLVM::AddressOfOp>(loc, global);
+  return builder.create<LLVM::AddressOfOp>(
+      loc, tegula::backend::getOrCreateStringGlobal(builder, loc, module,
+                                                    kStringPrefix, text));
 }
 
 /// |value| (any integer, or an index) as an i64, sign- or zero-extended.
@@ -203,7 +152,7 @@ Value HostTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
 /// |args|; returns its result (null for void).
 static Value callRuntime(OpBuilder &builder, Location loc, StringRef name,
                          LLVM::LLVMFunctionType type, ValueRange args) {
-  ModuleOp module = enclosingModule(builder);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   Value program = programPointer(builder, loc);
   if (!module || !program ||
       failed(declareFunction(builder, loc, module, name, type)))
@@ -262,7 +211,7 @@ LogicalResult HostTargetHooks::buildPrint(OpBuilder &builder, Location loc,
                                           Value value, bool isSigned,
                                           bool hex) const {
   MLIRContext *context = builder.getContext();
-  ModuleOp module = enclosingModule(builder);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   Value program = programPointer(builder, loc);
   if (!module || !program)
     return failure();
@@ -340,7 +289,7 @@ LogicalResult HostTargetHooks::buildAssertFailure(
     OpBuilder &builder, Location loc, StringRef message, StringRef file,
     unsigned line, StringRef function, Value index) const {
   MLIRContext *context = builder.getContext();
-  ModuleOp module = enclosingModule(builder);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   Value program = programPointer(builder, loc);
   if (!module || !program)
     return failure();

@@ -2,6 +2,8 @@
 
 #include "NvidiaTargetHooks.h"
 
+#include "tegula/BackendKit/HookSupport.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -39,80 +41,25 @@ Value constantI64(OpBuilder &builder, Location loc, int64_t value) {
                                           builder.getI64IntegerAttr(value));
 }
 
-/// The module the builder inserts into, or null.
-ModuleOp enclosingModule(OpBuilder &builder) {
-  Block *block = builder.getInsertionBlock();
-  Operation *parent = block ? block->getParentOp() : nullptr;
-  if (!parent)
-    return {};
-  if (auto module = dyn_cast<ModuleOp>(parent))
-    return module;
-  return parent->getParentOfType<ModuleOp>();
-}
-
-/// The llvm.func the builder inserts into, or null.
-LLVM::LLVMFuncOp enclosingFunction(OpBuilder &builder) {
-  Block *block = builder.getInsertionBlock();
-  Operation *parent = block ? block->getParentOp() : nullptr;
-  if (!parent)
-    return {};
-  if (auto func = dyn_cast<LLVM::LLVMFuncOp>(parent))
-    return func;
-  return parent->getParentOfType<LLVM::LLVMFuncOp>();
-}
-
-/// Declares external function |name| of |type| in |module| unless it is
-/// there; fails (with an error) when it is there with another type.
+/// Declares device function |name| of |type| in |module| unless it is
+/// there; fails (with an error) when the name is taken.
 LogicalResult declareFunction(OpBuilder &builder, Location loc,
                               ModuleOp module, StringRef name,
                               LLVM::LLVMFunctionType type) {
-  if (Operation *existing = module.lookupSymbol(name)) {
-    auto func = dyn_cast<LLVM::LLVMFuncOp>(existing);
-    if (func && func.getFunctionType() == type)
-      return success();
-    return emitError(loc) << "nvidia target hooks: the module already has a "
-                             "symbol @"
-                          << name << " that is not the device function "
-                          << type;
-  }
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToStart(module.getBody());
-  builder.create<LLVM::LLVMFuncOp>(loc, name, type);
-  return success();
+  return tegula::backend::declareExternalFunction(builder, loc, module, name,
+                                                  type, "nvidia target hooks");
 }
 
 /// A generic pointer to a NUL-terminated constant copy of |text| in global
-/// memory: an existing `tegula_nv_str_<n>` global with the same bytes, or a
-/// new one with the first free <n>.
+/// memory (`tegula_nv_str_<n>`, shared by equal text).
 Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
                      StringRef text) {
-  std::string bytes = text.str();
-  bytes.push_back('\0');
-  MLIRContext *context = builder.getContext();
-  LLVM::GlobalOp global;
-  std::string name;
-  for (unsigned n = 0;; ++n) {
-    name = kStringPrefix + std::to_string(n);
-    Operation *existing = module.lookupSymbol(name);
-    if (!existing)
-      break;
-    auto candidate = dyn_cast<LLVM::GlobalOp>(existing);
-    if (candidate && candidate.getConstant() && candidate.getValueAttr() &&
-        candidate.getValueAttr() == builder.getStringAttr(bytes)) {
-      global = candidate;
-      break;
-    }
-  }
-  if (!global) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), bytes.size());
-    global = builder.create<LLVM::GlobalOp>(
-        loc, type, /*isConstant=*/true, LLVM::Linkage::Internal, name,
-        builder.getStringAttr(bytes), /*alignment=*/1, kGlobalSpace);
-  }
-  Value address = builder.create<LLVM::AddressOfOp>(loc, global);
-  return builder.create<LLVM::AddrSpaceCastOp>(loc, ptrType(context), address);
+  Value address = builder.create<LLVM::AddressOfOp>(
+      loc, tegula::backend::getOrCreateStringGlobal(
+               builder, loc, module, kStringPrefix, text, kGlobalSpace));
+  return builder.create<LLVM::AddrSpaceCastOp>(loc,
+                                               ptrType(builder.getContext()),
+                                               address);
 }
 
 /// |text| with every '%' doubled, for a printf format.
@@ -150,7 +97,7 @@ Value toI64(OpBuilder &builder, Location loc, Value value, bool isSigned) {
 LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
                          StringRef format, ArrayRef<Value> args) {
   MLIRContext *context = builder.getContext();
-  LLVM::LLVMFuncOp func = enclosingFunction(builder);
+  LLVM::LLVMFuncOp func = tegula::backend::getEnclosingLLVMFunction(builder);
   if (!func || func.getBody().empty())
     return emitError(loc) << "nvidia print: the code is not inside an "
                              "llvm.func with a body";
@@ -296,7 +243,7 @@ Value NvidiaTargetHooks::buildScratchBase(OpBuilder &builder,
                                           Location loc) const {
   MLIRContext *context = builder.getContext();
   Type sharedPtr = ptrType(context, kSharedSpace);
-  ModuleOp module = enclosingModule(builder);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module) {
     emitError(loc) << "nvidia target hooks: the scratch base is asked for "
                       "outside a module";
@@ -327,7 +274,7 @@ LogicalResult NvidiaTargetHooks::buildPrint(OpBuilder &builder, Location loc,
                                             StringRef prefix, Value index,
                                             Value value, bool isSigned,
                                             bool hex) const {
-  ModuleOp module = enclosingModule(builder);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module)
     return emitError(loc) << "nvidia print: the code is not inside a module";
   if (!isa<IntegerType, IndexType>(index.getType()))
@@ -403,7 +350,7 @@ LogicalResult NvidiaTargetHooks::buildAssertFailure(
     OpBuilder &builder, Location loc, StringRef message, StringRef file,
     unsigned line, StringRef function, Value index) const {
   MLIRContext *context = builder.getContext();
-  ModuleOp module = enclosingModule(builder);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module)
     return emitError(loc) << "nvidia assert: the code is not inside a module";
   if (!isa<IntegerType, IndexType>(index.getType()))

@@ -297,6 +297,9 @@ DistLayout expand(const Bases &bases) {
 
 FailureOr<DistLayout> DistLowerer::layoutOf(RankedTensorType type,
                                             Location loc) {
+  auto cached = layoutCache.find(type);
+  if (cached != layoutCache.end())
+    return cached->second;
   Attribute encoding = type.getEncoding();
   FailureOr<Bases> bases;
   if (!encoding) {
@@ -328,7 +331,7 @@ FailureOr<DistLayout> DistLowerer::layoutOf(RankedTensorType type,
                           << (int64_t(1) << bases->warp.size())
                           << " warps; the kernel runs " << warpSize
                           << " and " << numWarps;
-  return expand(*bases);
+  return layoutCache[type] = expand(*bases);
 }
 
 //===----------------------------------------------------------------------===//

@@ -95,6 +95,9 @@ public:
   /// Thread coordinates per layout thread part.
   std::map<std::vector<int64_t>, llvm::SmallVector<mlir::Value>> threadCoordCache;
   std::map<std::vector<int64_t>, mlir::Value> ownerCache;
+  /// The layouts computed so far (only successes: a failure is reported
+  /// where it happens).
+  llvm::DenseMap<mlir::Type, DistLayout> layoutCache;
   /// The shared memory the largest staging needs.
   uint64_t sharedBytes = 0;
 

@@ -19,6 +19,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
@@ -234,8 +236,12 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   if (!*singleThread) {
     // mma.sync for dots unless TEGULA_NVIDIA_MMA=0 (FMA, for comparison).
     const char *mma = std::getenv("TEGULA_NVIDIA_MMA");
+    // wgmma on sm_90a unless TEGULA_NVIDIA_WGMMA=0 (mma.sync then).
+    const char *wgmma = std::getenv("TEGULA_NVIDIA_WGMMA");
     NvidiaLayoutPolicy policy(getSmVersion(kernel.arch),
-                              !(mma && llvm::StringRef(mma) == "0"));
+                              !(mma && llvm::StringRef(mma) == "0"),
+                              llvm::StringRef(kernel.arch).ends_with("a") &&
+                                  !(wgmma && llvm::StringRef(wgmma) == "0"));
     if (failed(tegula::tile::assignLayouts(module, policy, numWarps)) ||
         !diagnostics.empty())
       return compileError(TG_ERROR_INVALID_ARGUMENT,
@@ -243,6 +249,12 @@ tegula::nvidia::compileTileModule(ModuleOp module,
                               options.target + ": " +
                               diagnostics.text("the layout assignment failed "
                                                "without a diagnostic"));
+    // Conversions of loop-invariant tiles leave their loops (a wgmma
+    // operand such as attention's Q is then stored to shared memory once).
+    module.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    if (const char *dump = std::getenv("TEGULA_NVIDIA_DUMP_LAYOUTS");
+        dump && llvm::StringRef(dump) == "1")
+      module.print(llvm::errs());
     clock.lap("layouts");
   }
 

@@ -6,8 +6,11 @@
 // compiler's default; TEGULA_NVIDIA_MMA=0 turns it off for the fallback of
 // scalar fused multiply-adds) a dot of f16 or bf16 operands into f32 on sm_80 and later whose M, N
 // and K are multiples of 16, 8 and 16 takes "nvidia.mma" v2 m16n8k16
-// (mma.sync, NvidiaTargetHooks::buildMatrixMultiply). wgmma (sm_90a) comes
-// later.
+// (mma.sync, NvidiaTargetHooks::buildMatrixMultiply). On sm_90 and later
+// with |useWgmma| (TEGULA_NVIDIA_WGMMA=0 turns it off) such a dot whose M
+// is a multiple of 64 and whose warps form warp groups takes "nvidia.mma"
+// v3 instead: wgmma.mma_async m64nNk16 with operands in swizzled shared
+// memory (NvidiaTargetHooks::buildSharedMatrixMultiply).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +26,9 @@ class NvidiaLayoutPolicy : public backend::LayoutPolicy {
 public:
   /// |smVersion| is the compute capability as a number (90 for sm_90a);
   /// |useMma| lets dots take mma.sync (see above).
-  NvidiaLayoutPolicy(unsigned smVersion, bool useMma = false)
-      : smVersion(smVersion), useMma(useMma) {}
+  NvidiaLayoutPolicy(unsigned smVersion, bool useMma = false,
+                     bool useWgmma = false)
+      : smVersion(smVersion), useMma(useMma), useWgmma(useWgmma) {}
 
   unsigned getWarpSize() const override { return 32; }
   unsigned getMaxAccessBytes() const override { return 16; }
@@ -37,6 +41,7 @@ public:
 private:
   unsigned smVersion;
   bool useMma;
+  bool useWgmma;
 };
 
 } // namespace tegula::nvidia

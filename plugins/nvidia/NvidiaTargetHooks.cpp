@@ -260,12 +260,12 @@ Value NvidiaTargetHooks::buildScratchBase(OpBuilder &builder,
     }
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(module.getBody());
-    // `.extern .shared .align 16 .b8 tegula_shared[]`: the launch's dynamic
+    // `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's dynamic
     // shared memory.
     global = builder.create<LLVM::GlobalOp>(
         loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
         /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
-        Attribute(), /*alignment=*/16, kSharedSpace);
+        Attribute(), /*alignment=*/1024, kSharedSpace);
   }
   return builder.create<LLVM::AddressOfOp>(loc, global);
 }
@@ -472,4 +472,132 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildMatrixMultiply(
     d.push_back(builder.create<LLVM::ExtractValueOp>(loc, mma.getResult(0),
                                                      ArrayRef<int64_t>{i}));
   return d;
+}
+
+namespace {
+
+/// Inline PTX without results that the optimizer must keep in place.
+void buildSideEffectAsm(OpBuilder &builder, Location loc, StringRef text) {
+  MLIRContext *context = builder.getContext();
+  builder.create<LLVM::InlineAsmOp>(
+      loc, LLVM::LLVMVoidType::get(context), ValueRange{}, text, "~{memory}",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
+/// The 64-bit wgmma matrix descriptor of |operand| (PTX ISA, "Matrix
+/// Descriptor Format"): address >> 4 in bits 0-13, the leading-dimension
+/// byte offset >> 4 in 16-29, the stride-dimension byte offset >> 4 (8 rows
+/// of one swizzle atom) in 32-45, the swizzle mode in 62-63.
+Value buildMatrixDescriptor(OpBuilder &builder, Location loc,
+                            const tegula::backend::SharedMatrixOperand &operand) {
+  uint64_t mode = operand.swizzleBytes == 128  ? 1
+                  : operand.swizzleBytes == 64 ? 2
+                  : operand.swizzleBytes == 32 ? 3
+                                               : 0;
+  uint64_t fields = (((static_cast<uint64_t>(operand.atomStrideBytes) >> 4) &
+                      0x3FFF)
+                     << 16) |
+                    (((static_cast<uint64_t>(operand.swizzleBytes * 8) >> 4) &
+                      0x3FFF)
+                     << 32) |
+                    (mode << 62);
+  Type i64 = builder.getI64Type();
+  Value address = builder.create<arith::ExtUIOp>(loc, i64, operand.address);
+  Value start = builder.create<arith::AndIOp>(
+      loc, builder.create<arith::ShRUIOp>(loc, address,
+                                          constantI64(builder, loc, 4)),
+      constantI64(builder, loc, 0x3FFF));
+  return builder.create<arith::OrIOp>(
+      loc, start, constantI64(builder, loc, static_cast<int64_t>(fields)));
+}
+
+} // namespace
+
+void NvidiaTargetHooks::buildSharedOperandFence(OpBuilder &builder,
+                                                Location loc) const {
+  buildSideEffectAsm(builder, loc, "fence.proxy.async.shared::cta;");
+}
+
+FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
+    OpBuilder &builder, Location loc,
+    const tegula::backend::SharedMatrixMultiply &group, ValueRange acc) const {
+  if (group.kind != "nvidia.mma" || group.version.size() != 1 ||
+      group.version[0] != 3 || group.m != 64 || group.k != 16 ||
+      group.n < 8 || group.n > 256 || group.n % 8 != 0 ||
+      group.aType != group.bType ||
+      !(group.aType.isF16() || group.aType.isBF16()))
+    return failure();
+  int64_t numAcc = group.n / 2;
+  for (Value value : acc)
+    if (!value.getType().isF32())
+      return failure();
+  for (const auto &instruction : group.instructions)
+    if (static_cast<int64_t>(instruction.accIndices.size()) != numAcc)
+      return failure();
+
+  MLIRContext *context = builder.getContext();
+  Type f32 = builder.getF32Type();
+  auto dialect = LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT);
+  SmallVector<Value> values(acc.begin(), acc.end());
+  buildSideEffectAsm(builder, loc, "wgmma.fence.sync.aligned;");
+
+  std::string type = group.aType.isF16() ? "f16" : "bf16";
+  std::string shape = "m64n" + std::to_string(group.n) + "k16";
+  for (const auto &instruction : group.instructions) {
+    // {$0..$N-1}: the accumulators (tied to inputs N..2N-1), then the two
+    // descriptors, then the scale-d predicate's source.
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                       std::to_string(2 * numAcc + 2) +
+                       ", 0;\nwgmma.mma_async.sync.aligned." + shape +
+                       ".f32." + type + "." + type + " {";
+    std::string constraints;
+    for (int64_t i = 0; i < numAcc; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=f,";
+    }
+    for (int64_t i = 0; i < numAcc; ++i)
+      constraints += std::to_string(i) + ",";
+    constraints += "l,l,r";
+    text += "}, $" + std::to_string(2 * numAcc) + ", $" +
+            std::to_string(2 * numAcc + 1) + ", p, 1, 1, " +
+            (instruction.a.mnMajor ? "1" : "0") + ", " +
+            (instruction.b.mnMajor ? "1" : "0") + ";\n}";
+    SmallVector<Value> operands;
+    for (int64_t index : instruction.accIndices)
+      operands.push_back(values[index]);
+    operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
+    operands.push_back(buildMatrixDescriptor(builder, loc, instruction.b));
+    operands.push_back(constantI32(builder, loc, 1));
+    auto resultType = LLVM::LLVMStructType::getLiteral(
+        context, SmallVector<Type>(numAcc, f32));
+    auto mma = builder.create<LLVM::InlineAsmOp>(
+        loc, resultType, operands, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false, dialect,
+        /*operand_attrs=*/ArrayAttr());
+    for (auto [i, index] : llvm::enumerate(instruction.accIndices))
+      values[index] = builder.create<LLVM::ExtractValueOp>(
+          loc, mma.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)});
+  }
+  buildSideEffectAsm(builder, loc, "wgmma.commit_group.sync.aligned;");
+
+  // The wait returns every accumulator, so that their uses follow it.
+  std::string constraints;
+  int64_t total = static_cast<int64_t>(values.size());
+  for (int64_t i = 0; i < total; ++i)
+    constraints += "=f,";
+  for (int64_t i = 0; i < total; ++i)
+    constraints += std::to_string(i) + (i + 1 < total ? "," : "");
+  auto waitType = LLVM::LLVMStructType::getLiteral(
+      context, SmallVector<Type>(total, f32));
+  auto wait = builder.create<LLVM::InlineAsmOp>(
+      loc, waitType, values, "wgmma.wait_group.sync.aligned 0;", constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false, dialect,
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < total; ++i)
+    result.push_back(builder.create<LLVM::ExtractValueOp>(
+        loc, wait.getResult(0), ArrayRef<int64_t>{i}));
+  return result;
 }

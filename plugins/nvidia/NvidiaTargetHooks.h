@@ -90,6 +90,19 @@ public:
                       llvm::StringRef kind, llvm::ArrayRef<int64_t> version,
                       llvm::ArrayRef<int64_t> instrShape, mlir::ValueRange a,
                       mlir::ValueRange b, mlir::ValueRange c) const override;
+  /// `fence.proxy.async.shared::cta`: stores to shared memory become
+  /// visible to wgmma.
+  void buildSharedOperandFence(mlir::OpBuilder &builder,
+                               mlir::Location loc) const override;
+  /// "nvidia.mma" version 3 (sm_90a): `wgmma.fence`, one
+  /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per instruction
+  /// with both operands described by shared-memory matrix descriptors,
+  /// `wgmma.commit_group` and `wgmma.wait_group 0`, the accumulators passed
+  /// through the wait so that nothing reads them before it.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildSharedMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
+                            const backend::SharedMatrixMultiply &group,
+                            mlir::ValueRange acc) const override;
 };
 
 /// Loads the dialects NvidiaTargetHooks builds with (NVVM, LLVM, arith).

@@ -42,6 +42,15 @@ TargetHooks::buildMatrixMultiply(OpBuilder &, Location, llvm::StringRef,
   return failure();
 }
 
+void TargetHooks::buildSharedOperandFence(OpBuilder &, Location) const {}
+
+FailureOr<llvm::SmallVector<Value>>
+TargetHooks::buildSharedMatrixMultiply(OpBuilder &, Location,
+                                       const SharedMatrixMultiply &,
+                                       ValueRange) const {
+  return failure();
+}
+
 namespace {
 
 gpu::Dimension toDimension(Axis axis) {

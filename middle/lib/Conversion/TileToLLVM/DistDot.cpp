@@ -128,6 +128,136 @@ LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
   return success();
 }
 
+/// The element offset (i32) of element (|contiguous|, |strided|) of a
+/// shared operand from its first element, before the swizzle: atoms of
+/// |atom| elements along the contiguous dimension, |rows| rows each.
+Value operandElementOffset(DistLowerer &l, Location loc, Value contiguous,
+                           Value strided, int64_t atom, int64_t rows) {
+  OpBuilder &b = l.b;
+  int64_t shift = llvm::Log2_64(atom);
+  Value atomIndex =
+      b.create<arith::ShRUIOp>(loc, contiguous, l.constI32(loc, shift));
+  Value inAtom =
+      b.create<arith::AndIOp>(loc, contiguous, l.constI32(loc, atom - 1));
+  Value offset = b.create<arith::MulIOp>(loc, atomIndex,
+                                         l.constI32(loc, atom * rows));
+  offset = b.create<arith::AddIOp>(
+      loc, offset,
+      b.create<arith::ShLIOp>(loc, strided, l.constI32(loc, shift)));
+  return b.create<arith::AddIOp>(loc, offset, inAtom);
+}
+
+/// The i32 shared-memory address of byte |offset| (an i32 value) of the
+/// operand area.
+Value operandAddress(DistLowerer &l, Location loc, Value offset) {
+  OpBuilder &b = l.b;
+  Value pointer = b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(),
+                                        b.getI8Type(), l.sharedOperandBase,
+                                        ValueRange{offset});
+  return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), pointer);
+}
+
+/// A dot in nvidia.mma v3 (wgmma): both operands were stored to shared
+/// memory by their convert_layout (lowerSharedMatrixOperand); every warp
+/// group issues m64 x instrN x k16 instructions over its rows and columns of
+/// the accumulator, all in one group (TargetHooks::buildSharedMatrixMultiply).
+LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
+                                   tile::MatrixLayoutAttr matrix) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto aType = cast<RankedTensorType>(op.getA().getType());
+  auto dType = cast<RankedTensorType>(op.getD().getType());
+  auto aIt = l.sharedOperands.find(op.getA());
+  auto bIt = l.sharedOperands.find(op.getB());
+  if (aIt == l.sharedOperands.end() || bIt == l.sharedOperands.end())
+    return l.unsupported(op, "the operands of an nvidia.mma v3 dot must come "
+                             "straight from a layout conversion");
+  const DistLowerer::SharedOperand &aShared = aIt->second,
+                                   &bShared = bIt->second;
+  FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
+  FailureOr<DistLayout> cLayout =
+      l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);
+  if (failed(dLayout) || failed(cLayout))
+    return failure();
+  SmallVector<Value> acc = l.convert(loc, *cLayout, l.regsOf(op.getC()),
+                                     dType.getElementType(), *dLayout);
+  ArrayRef<int64_t> warps = matrix.getWarpsPerCTA();
+  int64_t wm = warps[0], wn = warps[1];
+  int64_t instrN = matrix.getInstrShape()[1];
+  int64_t m = dType.getDimSize(0), n = dType.getDimSize(1),
+          k = aType.getDimSize(1);
+  if (m % (16 * wm) || n % (instrN * wn) || k % 16)
+    return l.unsupported(op, "the dot's tile does not divide into the warp "
+                             "groups' wgmma instructions");
+  // This warp's group: along M (4 warps each), and along N.
+  Value groupM = b.create<arith::AndIOp>(
+      loc, b.create<arith::ShRUIOp>(loc, l.warpId, l.constI32(loc, 2)),
+      l.constI32(loc, wm / 4 - 1));
+  Value groupN = b.create<arith::ShRUIOp>(
+      loc, l.warpId, l.constI32(loc, llvm::Log2_64(wm)));
+  Value rowBase =
+      b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, 64));
+  Value colBase = b.create<arith::MulIOp>(loc, groupN, l.constI32(loc, instrN));
+
+  auto address = [&](const DistLowerer::SharedOperand &shared,
+                     int64_t kDim, Value mn, int64_t kk) {
+    Value kValue = l.constI32(loc, kk);
+    bool kContiguous = shared.contiguousDim == kDim;
+    int64_t atom = shared.swizzleBytes / 2;
+    Value element = operandElementOffset(l, loc, kContiguous ? kValue : mn,
+                                         kContiguous ? mn : kValue, atom,
+                                         shared.rows);
+    Value bytes = b.create<arith::AddIOp>(
+        loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
+        l.constI32(loc, shared.offset));
+    backend::SharedMatrixOperand operand;
+    operand.address = operandAddress(l, loc, bytes);
+    operand.mnMajor = !kContiguous;
+    operand.swizzleBytes = shared.swizzleBytes;
+    operand.atomStrideBytes = shared.swizzleBytes * shared.rows;
+    return operand;
+  };
+
+  SmallVector<int64_t> version(matrix.getVersion());
+  backend::SharedMatrixMultiply group;
+  group.kind = matrix.getKind();
+  group.version = version;
+  group.m = 64;
+  group.n = instrN;
+  group.k = 16;
+  group.aType = aType.getElementType();
+  group.bType = cast<RankedTensorType>(op.getB().getType()).getElementType();
+  for (int64_t mRep = 0; mRep < m / (16 * wm); ++mRep)
+    for (int64_t nRep = 0; nRep < n / (instrN * wn); ++nRep) {
+      int64_t row0 = mRep * 16 * wm, col0 = nRep * instrN * wn;
+      SmallVector<int64_t> accIndices;
+      for (int64_t j = 0; j < instrN / 2; ++j) {
+        int64_t reg = dLayout->findReg(
+            {row0 + ((j & 2) ? 8 : 0), col0 + (j / 4) * 8 + (j & 1)});
+        if (reg < 0)
+          return l.unsupported(op, "the accumulator does not line up with "
+                                   "the wgmma registers");
+        accIndices.push_back(reg);
+      }
+      Value rows = b.create<arith::AddIOp>(loc, rowBase, l.constI32(loc, row0));
+      Value cols = b.create<arith::AddIOp>(loc, colBase, l.constI32(loc, col0));
+      for (int64_t kk = 0; kk < k; kk += 16) {
+        backend::SharedMatrixMultiply::Instruction instruction;
+        instruction.a = address(aShared, 1, rows, kk);
+        instruction.b = address(bShared, 0, cols, kk);
+        instruction.accIndices = accIndices;
+        group.instructions.push_back(std::move(instruction));
+      }
+    }
+  FailureOr<SmallVector<Value>> result =
+      l.hooks.buildSharedMatrixMultiply(b, loc, group, acc);
+  if (failed(result))
+    return l.unsupported(op, "the target has no " + matrix.getKind() +
+                                 " v3 instruction for these types");
+  l.setRegs(op.getD(), *result);
+  return success();
+}
+
 LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
@@ -146,8 +276,11 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
     return l.unsupported(op, "a dot whose result has no layout (run "
                              "tile::assignLayouts first)");
   }
-  if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(parent))
+  if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(parent)) {
+    if (isSharedMatrixOperand(op.getA().getType()))
+      return lowerSharedMatrixDot(l, op, matrix);
     return lowerMatrixDot(l, op, matrix);
+  }
   if (!isa<tile::BlockedLayoutAttr>(parent))
     return l.unsupported(op, "a dot whose result is neither blocked nor a "
                              "matrix-unit layout");
@@ -207,6 +340,95 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
 }
 
 } // namespace
+
+bool tegula::lowering::isSharedMatrixOperand(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  auto operand = tensor ? dyn_cast_or_null<tile::DotOperandLayoutAttr>(
+                              tensor.getEncoding())
+                        : nullptr;
+  auto matrix = operand ? dyn_cast<tile::MatrixLayoutAttr>(operand.getParent())
+                        : nullptr;
+  return matrix && matrix.getKind() == "nvidia.mma" &&
+         !matrix.getVersion().empty() && matrix.getVersion().front() == 3;
+}
+
+LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
+                                                         Operation *convert) {
+  Location loc = convert->getLoc();
+  OpBuilder &b = l.b;
+  Value source = convert->getOperand(0), result = convert->getResult(0);
+  auto type = cast<RankedTensorType>(source.getType());
+  auto operand = cast<tile::DotOperandLayoutAttr>(
+      cast<RankedTensorType>(result.getType()).getEncoding());
+  Type elem = type.getElementType();
+  if (type.getRank() != 2 || l.storageBytes(elem) != 2)
+    return l.unsupported(convert, "a shared matrix operand is a 2-D tile of "
+                                  "16-bit elements");
+  FailureOr<DistLayout> from = l.layoutOf(type, loc);
+  if (failed(from))
+    return failure();
+  // Contiguous along the registers' run (a vector store per run), else
+  // along K.
+  int64_t kDim = operand.getOpIdx() == 0 ? 1 : 0;
+  int64_t run = from->getRunDim();
+  int64_t contiguous = run >= 0 ? run : kDim;
+  int64_t extent = type.getDimSize(contiguous);
+  int64_t rows = type.getDimSize(1 - contiguous);
+  int64_t swizzle = std::min<int64_t>(128, extent * 2);
+  if (swizzle < 32 || (extent * 2) % swizzle || !llvm::isPowerOf2_64(extent) ||
+      rows % 8)
+    return l.unsupported(convert, "a shared matrix operand needs at least 16 "
+                                  "elements (a power of 2) along its "
+                                  "contiguous dimension and rows in eights");
+  int64_t atom = swizzle / 2;
+  int64_t perPhase = 128 / swizzle, maxPhase = swizzle / 16;
+  int64_t vec = run == contiguous ? from->getRunLength(contiguous, 8) : 1;
+  int64_t offset = l.operandOffsets.lookup(result);
+
+  // Earlier readers of this place (the previous iteration's dot) are done.
+  l.barrier(loc);
+  ArrayRef<Value> values = l.regsOf(source);
+  Type storage = l.storageType(elem);
+  for (int64_t r = 0; r < from->getNumRegs(); r += vec) {
+    SmallVector<Value> coords = l.regCoords(loc, *from, r);
+    Value col = coords[contiguous], row = coords[1 - contiguous];
+    Value element = operandElementOffset(l, loc, col, row, atom, rows);
+    // The 16-byte chunk within the atom's row XOR the row's phase.
+    Value phase = b.create<arith::AndIOp>(
+        loc,
+        b.create<arith::ShRUIOp>(loc, row,
+                                 l.constI32(loc, llvm::Log2_64(perPhase))),
+        l.constI32(loc, maxPhase - 1));
+    element = b.create<arith::XOrIOp>(
+        loc, element,
+        b.create<arith::ShLIOp>(loc, phase, l.constI32(loc, 3)));
+    Value bytes = b.create<arith::AddIOp>(
+        loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
+        l.constI32(loc, offset));
+    Value pointer = b.create<LLVM::GEPOp>(
+        loc, l.sharedOperandBase.getType(), b.getI8Type(),
+        l.sharedOperandBase, ValueRange{bytes});
+    Value value = values[r];
+    if (vec > 1) {
+      auto vectorType = VectorType::get({vec}, storage);
+      value = b.create<LLVM::PoisonOp>(loc, vectorType);
+      for (int64_t i = 0; i < vec; ++i)
+        value = b.create<LLVM::InsertElementOp>(loc, value, values[r + i],
+                                                l.constI32(loc, i));
+    }
+    b.create<LLVM::StoreOp>(loc, value, pointer, /*alignment=*/vec * 2);
+  }
+  l.hooks.buildSharedOperandFence(b, loc);
+  l.barrier(loc);
+  DistLowerer::SharedOperand shared;
+  shared.offset = offset;
+  shared.contiguousDim = contiguous;
+  shared.swizzleBytes = swizzle;
+  shared.rows = rows;
+  l.sharedOperands[result] = shared;
+  l.setRegs(result, {});
+  return success();
+}
 
 std::optional<LogicalResult>
 tegula::lowering::lowerDistDot(DistLowerer &l, Operation *op) {

@@ -205,6 +205,39 @@ FailureOr<Bases> mmaV2Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
   return bases;
 }
 
+/// The "nvidia.mma" version 3 family (PTX wgmma.mma_async m64nNk16): the
+/// accumulator of a dot whose warps spread as |warps| (M a multiple of 4:
+/// warp groups) with instructions |instrN| wide. A warp holds 16 rows of
+/// its group's 64; within them, register 4j + {0,1,2,3} of lane (g, t) is
+/// (g, 8j + 2t + {0,1}) and (g + 8, 8j + 2t + {0,1}): wgmma's own register
+/// order. The warps of a group go along M, then groups along M, then N;
+/// repetitions cover the rest. The operands live in shared memory.
+FailureOr<Bases> mmaV3Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
+                            int64_t instrN, int64_t opIdx, Location loc) {
+  if (shape.size() != 2 || warps.size() != 2)
+    return emitError(loc) << "an nvidia.mma v3 layout has rank 2";
+  if (opIdx >= 0)
+    return emitError(loc) << "the operands of an nvidia.mma v3 (wgmma) dot "
+                             "live in shared memory, not in registers";
+  if (warps[0] % 4 != 0 || instrN % 8 != 0)
+    return emitError(loc) << "an nvidia.mma v3 layout needs warp groups "
+                             "along M and instructions a multiple of 8 wide";
+  Bases bases;
+  bases.shape.assign(shape.begin(), shape.end());
+  SmallVector<int64_t> covered(2, 1);
+  bases.add(bases.reg, covered, 1, 2);
+  bases.add(bases.lane, covered, 1, 4);
+  bases.add(bases.lane, covered, 0, 8);
+  bases.add(bases.reg, covered, 0, 2);
+  bases.add(bases.reg, covered, 1, instrN / 8);
+  bases.add(bases.warp, covered, 0, warps[0]);
+  bases.add(bases.warp, covered, 1, warps[1]);
+  for (int64_t d : {1, 0})
+    if (covered[d] < shape[d])
+      bases.add(bases.reg, covered, d, shape[d] / covered[d]);
+  return bases;
+}
+
 /// The bases of matrix layout |matrix|'s accumulator (opIdx -1) or operand.
 FailureOr<Bases> matrixBases(tile::MatrixLayoutAttr matrix,
                              ArrayRef<int64_t> shape, int64_t opIdx,
@@ -213,9 +246,13 @@ FailureOr<Bases> matrixBases(tile::MatrixLayoutAttr matrix,
       matrix.getVersion().front() == 2 &&
       matrix.getInstrShape() == ArrayRef<int64_t>{16, 8})
     return mmaV2Bases(shape, matrix.getWarpsPerCTA(), opIdx, loc);
+  if (matrix.getKind() == "nvidia.mma" && !matrix.getVersion().empty() &&
+      matrix.getVersion().front() == 3 && matrix.getInstrShape().size() == 2)
+    return mmaV3Bases(shape, matrix.getWarpsPerCTA(),
+                      matrix.getInstrShape()[1], opIdx, loc);
   return emitError(loc) << "the generic lowering does not distribute the "
                            "matrix-unit layout "
-                        << matrix << " (it knows nvidia.mma v2 16x8)";
+                        << matrix << " (it knows nvidia.mma v2 16x8 and v3)";
 }
 
 FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,

@@ -272,6 +272,21 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
   if (!l.scratchBase)
     return kernel.emitError(
         "the target provides no shared memory for the distributed lowering");
+  // Shared matrix operands first (1024-byte aligned: the swizzle repeats
+  // every 8 rows of 128 bytes), then the staging area.
+  kernel.walk([&](tile::ConvertLayoutOp convert) {
+    auto type = cast<RankedTensorType>(convert.getType());
+    if (!isSharedMatrixOperand(type))
+      return;
+    l.operandOffsets[convert.getResult()] = l.operandBytes;
+    l.operandBytes += llvm::alignTo(
+        type.getNumElements() * l.storageBytes(type.getElementType()), 1024);
+  });
+  l.sharedOperandBase = l.scratchBase;
+  if (l.operandBytes)
+    l.scratchBase = b.create<LLVM::GEPOp>(
+        loc, l.scratchBase.getType(), b.getI8Type(), l.scratchBase,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(l.operandBytes)});
   l.threadId = l.hooks.buildThreadId(b, loc);
   l.laneId = b.create<arith::AndIOp>(loc, l.threadId,
                                      l.constI32(loc, l.warpSize - 1));

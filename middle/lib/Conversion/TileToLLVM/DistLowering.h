@@ -101,6 +101,25 @@ public:
   /// The shared memory the largest staging needs.
   uint64_t sharedBytes = 0;
 
+  /// A dot operand kept in shared memory for a matrix unit that reads it
+  /// there (nvidia.mma v3): a swizzled tile (see SharedMatrixOperand in
+  /// TargetHooks.h) at byte |offset| of the operand area.
+  struct SharedOperand {
+    int64_t offset = 0;
+    /// The dimension along which 16-byte chunks are contiguous.
+    int64_t contiguousDim = 1;
+    int64_t swizzleBytes = 128;
+    /// The tile's extent along the other dimension.
+    int64_t rows = 0;
+  };
+  /// The operand area: every convert_layout to a shared dot operand gets its
+  /// own place (it may be read after later stagings), before the staging
+  /// area. |sharedOperandBase| is its address, |operandBytes| its size.
+  llvm::DenseMap<mlir::Value, int64_t> operandOffsets;
+  llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
+  mlir::Value sharedOperandBase;
+  uint64_t operandBytes = 0;
+
   // --- Layouts --------------------------------------------------------------
   /// The DistLayout of tile type |type| (its encoding, or the default
   /// blocked layout); failure (reported at |loc|) for layouts this lowering
@@ -184,6 +203,14 @@ public:
 inline bool isTile(mlir::Type type) {
   return mlir::isa<mlir::RankedTensorType>(type);
 }
+
+/// Whether |type| is a dot operand that a matrix unit reads from shared
+/// memory (the operands of nvidia.mma v3, wgmma).
+bool isSharedMatrixOperand(mlir::Type type);
+/// Stores the source of |convert| (a convert_layout to a shared matrix
+/// operand) to its place in the operand area (DistDot.cpp).
+mlir::LogicalResult lowerSharedMatrixOperand(DistLowerer &l,
+                                             mlir::Operation *convert);
 
 // Op families of the distributed lowering: std::nullopt when |op| is not one
 // of their ops.

@@ -339,6 +339,8 @@ std::optional<LogicalResult>
 tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
   Location loc = op->getLoc();
   if (isa<tile::ConvertLayoutOp>(op)) {
+    if (isSharedMatrixOperand(op->getResult(0).getType()))
+      return lowerSharedMatrixOperand(l, op);
     auto srcType = cast<RankedTensorType>(op->getOperand(0).getType());
     FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
     FailureOr<DistLayout> to =

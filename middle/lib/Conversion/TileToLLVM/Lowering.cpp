@@ -618,7 +618,7 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   if (options.distributed) {
     if (failed(lowerDistributedKernel(l, kernel)))
       return failure();
-    result.scratchBytes = l.sharedBytes;
+    result.scratchBytes = l.operandBytes + l.sharedBytes;
   } else {
     FailureOr<uint64_t> bytes = lowerOneThreadKernel(l, kernel);
     if (failed(bytes))

@@ -55,6 +55,8 @@ enum class MemoryOrder { Relaxed, Acquire, Release, AcquireRelease };
 /// The scope an atomic's ordering reaches (`scope=`).
 enum class MemoryScope { Block, Device, System };
 
+struct SharedMatrixMultiply;
+
 /// The target-specific operations and numbers the generic lowering needs.
 /// Every builder inserts at |builder|'s insertion point, at |loc|, and
 /// returns the new value; all integers it returns are i32. Implementations
@@ -147,6 +149,53 @@ public:
                       llvm::ArrayRef<int64_t> instrShape,
                       mlir::ValueRange a, mlir::ValueRange b,
                       mlir::ValueRange c) const;
+
+  /// Makes this thread's ordinary stores to shared memory visible to
+  /// matrix instructions that read shared memory themselves (NVIDIA:
+  /// `fence.proxy.async.shared::cta`); the caller follows it with a
+  /// barrier. Default: nothing.
+  virtual void buildSharedOperandFence(mlir::OpBuilder &builder,
+                                       mlir::Location loc) const;
+  /// One group of matrix instructions whose operands are read from shared
+  /// memory (NVIDIA: wgmma.mma_async on a warp group), issued and waited
+  /// for: |acc| holds the accumulator registers of every instruction (each
+  /// instruction's accumulators are named by index), the result is their
+  /// new values. Default: failure (the target has none).
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildSharedMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
+                            const SharedMatrixMultiply &group,
+                            mlir::ValueRange acc) const;
+};
+
+/// A shared-memory operand of a matrix instruction: a swizzled tile in the
+/// layout of Triton's NVMMA shared encoding. The tile's contiguous
+/// dimension is cut into atoms of |swizzleBytes| per row (row r of an atom
+/// at byte r * swizzleBytes; its 16-byte chunks XOR-permuted by
+/// (r / (128 / swizzleBytes)) % (swizzleBytes / 16)); the atoms follow one
+/// another |atomStrideBytes| apart.
+struct SharedMatrixOperand {
+  /// i32: the shared-memory address of the instruction's first element.
+  mlir::Value address;
+  /// Whether the operand is contiguous along M (A) or N (B) instead of K.
+  bool mnMajor = false;
+  int64_t swizzleBytes = 128;
+  int64_t atomStrideBytes = 0;
+};
+
+/// One group of shared-operand matrix instructions (see
+/// TargetHooks::buildSharedMatrixMultiply).
+struct SharedMatrixMultiply {
+  llvm::StringRef kind;
+  llvm::ArrayRef<int64_t> version;
+  /// The instruction shape: M x N x K.
+  int64_t m = 0, n = 0, k = 0;
+  mlir::Type aType, bType;
+  struct Instruction {
+    SharedMatrixOperand a, b;
+    /// Indices into the group's accumulators, in the instruction's order.
+    llvm::SmallVector<int64_t> accIndices;
+  };
+  llvm::SmallVector<Instruction> instructions;
 };
 
 /// TargetHooks on MLIR's `gpu` dialect (gpu.block_id, gpu.grid_dim,

@@ -292,6 +292,25 @@ LayoutSelector::DotLayouts LayoutSelector::getDotLayouts(DotOp dot) const {
     SmallVector<int64_t> version = {instr->version};
     SmallVector<int64_t> warps = getMatrixWarps(d.getShape(), *instr, numWarps);
     SmallVector<int64_t> instrShape = {instr->m, instr->n};
+    if (kind == "nvidia.mma" && instr->version == 3 && rank != 2) {
+      // wgmma has no batch: batched dots take mma.sync.
+      *instr = backend::MatrixInstruction{instr->unit, 2, 16, 8, 16};
+      warps = getMatrixWarps(d.getShape(), *instr, numWarps);
+      instrShape = {instr->m, instr->n};
+      version = {2};
+    } else if (kind == "nvidia.mma" && instr->version == 3) {
+      // Warp groups: four warps side by side along M share one m64 x n
+      // instruction; groups go along M while M has 64 rows for each, then
+      // along N; one instruction covers the group's share of N (at most
+      // instr->n columns).
+      int64_t m = d.getDimSize(rank - 2), n = d.getDimSize(rank - 1);
+      int64_t wm = std::min<int64_t>(numWarps, std::max<int64_t>(4, m / 16));
+      int64_t wn = numWarps / wm;
+      warps.assign(rank, 1);
+      warps[rank - 2] = wm;
+      warps[rank - 1] = wn;
+      instrShape = {64, std::min<int64_t>(instr->n, n / wn)};
+    }
     layouts.result = MatrixLayoutAttr::getChecked(
         [&] {
           return dot.emitError()

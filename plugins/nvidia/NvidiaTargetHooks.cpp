@@ -515,6 +515,43 @@ Value buildMatrixDescriptor(OpBuilder &builder, Location loc,
 
 } // namespace
 
+LogicalResult NvidiaTargetHooks::buildAsyncCopy(OpBuilder &builder,
+                                                Location loc, Value destination,
+                                                Value source, int64_t bytes,
+                                                Value predicate) const {
+  if (bytes != 4 && bytes != 8 && bytes != 16)
+    return failure();
+  MLIRContext *context = builder.getContext();
+  Type i32 = builder.getI32Type();
+  Value shared = builder.create<LLVM::PtrToIntOp>(loc, i32, destination);
+  Value size = constantI32(builder, loc, static_cast<int32_t>(bytes));
+  if (predicate)
+    size = builder.create<arith::SelectOp>(loc, predicate, size,
+                                           constantI32(builder, loc, 0));
+  // .cg (L2 only) exists for 16-byte copies; smaller ones take .ca.
+  std::string text = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
+                     ".shared.global [$0], [$1], " + std::to_string(bytes) +
+                     ", $2;";
+  builder.create<LLVM::InlineAsmOp>(
+      loc, LLVM::LLVMVoidType::get(context),
+      ValueRange{shared, source, size}, text, "r,l,r,~{memory}",
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  return success();
+}
+
+void NvidiaTargetHooks::buildAsyncCommit(OpBuilder &builder,
+                                         Location loc) const {
+  buildSideEffectAsm(builder, loc, "cp.async.commit_group;");
+}
+
+void NvidiaTargetHooks::buildAsyncWait(OpBuilder &builder, Location loc,
+                                       int64_t pending) const {
+  buildSideEffectAsm(builder, loc,
+                     "cp.async.wait_group " + std::to_string(pending) + ";");
+}
+
 void NvidiaTargetHooks::buildSharedOperandFence(OpBuilder &builder,
                                                 Location loc) const {
   buildSideEffectAsm(builder, loc, "fence.proxy.async.shared::cta;");

@@ -90,6 +90,17 @@ public:
                       llvm::StringRef kind, llvm::ArrayRef<int64_t> version,
                       llvm::ArrayRef<int64_t> instrShape, mlir::ValueRange a,
                       mlir::ValueRange b, mlir::ValueRange c) const override;
+  /// `cp.async.{cg,ca}.shared.global` with a source size of 0 where
+  /// |predicate| is false (sm_80 and later).
+  mlir::LogicalResult buildAsyncCopy(mlir::OpBuilder &builder,
+                                     mlir::Location loc,
+                                     mlir::Value destination,
+                                     mlir::Value source, int64_t bytes,
+                                     mlir::Value predicate) const override;
+  void buildAsyncCommit(mlir::OpBuilder &builder,
+                        mlir::Location loc) const override;
+  void buildAsyncWait(mlir::OpBuilder &builder, mlir::Location loc,
+                      int64_t pending) const override;
   /// `fence.proxy.async.shared::cta`: stores to shared memory become
   /// visible to wgmma.
   void buildSharedOperandFence(mlir::OpBuilder &builder,

@@ -42,6 +42,15 @@ TargetHooks::buildMatrixMultiply(OpBuilder &, Location, llvm::StringRef,
   return failure();
 }
 
+LogicalResult TargetHooks::buildAsyncCopy(OpBuilder &, Location, Value, Value,
+                                          int64_t, Value) const {
+  return failure();
+}
+
+void TargetHooks::buildAsyncCommit(OpBuilder &, Location) const {}
+
+void TargetHooks::buildAsyncWait(OpBuilder &, Location, int64_t) const {}
+
 void TargetHooks::buildSharedOperandFence(OpBuilder &, Location) const {}
 
 FailureOr<llvm::SmallVector<Value>>

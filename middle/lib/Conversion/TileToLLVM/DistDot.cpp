@@ -352,6 +352,27 @@ bool tegula::lowering::isSharedMatrixOperand(Type type) {
          !matrix.getVersion().empty() && matrix.getVersion().front() == 3;
 }
 
+/// A layout for copying a 2-D tile of |shape| contiguous along |dim| from
+/// memory: 16 bytes per thread along |dim|, lanes along it first, warps
+/// along the other dimension first.
+FailureOr<DistLayout> copyLayout(DistLowerer &l, RankedTensorType type,
+                                 int64_t dim, Location loc) {
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t other = 1 - dim;
+  SmallVector<int64_t> size(2, 1), lanes(2, 1), warps(2, 1);
+  size[dim] = std::min<int64_t>(16 / l.storageBytes(type.getElementType()),
+                                shape[dim]);
+  lanes[dim] = std::min<int64_t>(l.warpSize, shape[dim] / size[dim]);
+  lanes[other] = l.warpSize / lanes[dim];
+  warps[other] = std::clamp<int64_t>(shape[other] / lanes[other], 1,
+                                     l.numWarps);
+  warps[dim] = l.numWarps / warps[other];
+  SmallVector<int64_t> order = {dim, other};
+  auto layout = tile::BlockedLayoutAttr::get(l.ctx, size, lanes, warps, order);
+  return l.layoutOf(RankedTensorType::get(shape, type.getElementType(), layout),
+                    loc);
+}
+
 LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
                                                          Operation *convert) {
   Location loc = convert->getLoc();
@@ -364,12 +385,22 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   if (type.getRank() != 2 || l.storageBytes(elem) != 2)
     return l.unsupported(convert, "a shared matrix operand is a 2-D tile of "
                                   "16-bit elements");
-  FailureOr<DistLayout> from = l.layoutOf(type, loc);
+  // A deferred load is copied from memory in a layout of its own (block
+  // pointers: coalesced along the block's contiguous dimension).
+  auto load = source.getDefiningOp<tile::LoadOp>();
+  if (load && !l.deferredLoads.contains(load))
+    load = nullptr;
+  FailureOr<DistLayout> from = failure();
+  int64_t kDim = operand.getOpIdx() == 0 ? 1 : 0;
+  if (load && isa<tile::PointerType>(load.getPtr().getType())) {
+    int64_t dim = getBlockContiguousDim(load.getPtr());
+    from = copyLayout(l, type, dim >= 0 ? dim : kDim, loc);
+  } else {
+    from = l.layoutOf(type, loc);
+  }
   if (failed(from))
     return failure();
-  // Contiguous along the registers' run (a vector store per run), else
-  // along K.
-  int64_t kDim = operand.getOpIdx() == 0 ? 1 : 0;
+  // Contiguous along the registers' run (a vector per run), else along K.
   int64_t run = from->getRunDim();
   int64_t contiguous = run >= 0 ? run : kDim;
   int64_t extent = type.getDimSize(contiguous);
@@ -382,18 +413,12 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
                                   "contiguous dimension and rows in eights");
   int64_t atom = swizzle / 2;
   int64_t perPhase = 128 / swizzle, maxPhase = swizzle / 16;
-  int64_t vec = run == contiguous ? from->getRunLength(contiguous, 8) : 1;
   int64_t offset = l.operandOffsets.lookup(result);
-
-  // Earlier readers of this place (the previous iteration's dot) are done.
-  l.barrier(loc);
-  ArrayRef<Value> values = l.regsOf(source);
-  Type storage = l.storageType(elem);
-  for (int64_t r = 0; r < from->getNumRegs(); r += vec) {
-    SmallVector<Value> coords = l.regCoords(loc, *from, r);
+  // The address of the element at |coords| in the swizzled tile: its
+  // 16-byte chunk within the atom's row XOR the row's phase.
+  auto addressOf = [&](ArrayRef<Value> coords) -> Value {
     Value col = coords[contiguous], row = coords[1 - contiguous];
     Value element = operandElementOffset(l, loc, col, row, atom, rows);
-    // The 16-byte chunk within the atom's row XOR the row's phase.
     Value phase = b.create<arith::AndIOp>(
         loc,
         b.create<arith::ShRUIOp>(loc, row,
@@ -405,18 +430,37 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     Value bytes = b.create<arith::AddIOp>(
         loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
         l.constI32(loc, offset));
-    Value pointer = b.create<LLVM::GEPOp>(
-        loc, l.sharedOperandBase.getType(), b.getI8Type(),
-        l.sharedOperandBase, ValueRange{bytes});
-    Value value = values[r];
-    if (vec > 1) {
-      auto vectorType = VectorType::get({vec}, storage);
-      value = b.create<LLVM::PoisonOp>(loc, vectorType);
-      for (int64_t i = 0; i < vec; ++i)
-        value = b.create<LLVM::InsertElementOp>(loc, value, values[r + i],
-                                                l.constI32(loc, i));
+    return b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(),
+                                 b.getI8Type(), l.sharedOperandBase,
+                                 ValueRange{bytes});
+  };
+
+  // Earlier readers of this place (the previous iteration's dot) are done.
+  l.barrier(loc);
+  if (load) {
+    bool async = false;
+    if (failed(copyLoadToShared(l, load, *from, async, addressOf)))
+      return failure();
+    if (async) {
+      l.hooks.buildAsyncCommit(b, loc);
+      l.hooks.buildAsyncWait(b, loc, 0);
     }
-    b.create<LLVM::StoreOp>(loc, value, pointer, /*alignment=*/vec * 2);
+  } else {
+    int64_t vec = run == contiguous ? from->getRunLength(contiguous, 8) : 1;
+    ArrayRef<Value> values = l.regsOf(source);
+    Type storage = l.storageType(elem);
+    for (int64_t r = 0; r < from->getNumRegs(); r += vec) {
+      Value pointer = addressOf(l.regCoords(loc, *from, r));
+      Value value = values[r];
+      if (vec > 1) {
+        auto vectorType = VectorType::get({vec}, storage);
+        value = b.create<LLVM::PoisonOp>(loc, vectorType);
+        for (int64_t i = 0; i < vec; ++i)
+          value = b.create<LLVM::InsertElementOp>(loc, value, values[r + i],
+                                                  l.constI32(loc, i));
+      }
+      b.create<LLVM::StoreOp>(loc, value, pointer, /*alignment=*/vec * 2);
+    }
   }
   l.hooks.buildSharedOperandFence(b, loc);
   l.barrier(loc);

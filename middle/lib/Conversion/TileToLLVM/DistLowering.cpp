@@ -282,6 +282,22 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
     l.operandBytes += llvm::alignTo(
         type.getNumElements() * l.storageBytes(type.getElementType()), 1024);
   });
+  // Loads used only by such a conversion, with no write between them, are
+  // copied to shared memory by it.
+  kernel.walk([&](tile::LoadOp load) {
+    if (!load->hasOneUse())
+      return;
+    Operation *user = *load->getUsers().begin();
+    if (!isa<tile::ConvertLayoutOp>(user) ||
+        !isSharedMatrixOperand(user->getResult(0).getType()) ||
+        user->getBlock() != load->getBlock())
+      return;
+    for (Operation *op = load->getNextNode(); op != user;
+         op = op->getNextNode())
+      if (!isMemoryEffectFree(op) && !isa<tile::LoadOp>(op))
+        return;
+    l.deferredLoads.insert(load);
+  });
   l.sharedOperandBase = l.scratchBase;
   if (l.operandBytes)
     l.scratchBase = b.create<LLVM::GEPOp>(

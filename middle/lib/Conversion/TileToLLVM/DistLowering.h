@@ -116,6 +116,11 @@ public:
   /// own place (it may be read after later stagings), before the staging
   /// area. |sharedOperandBase| is its address, |operandBytes| its size.
   llvm::DenseMap<mlir::Value, int64_t> operandOffsets;
+  /// Loads whose only use is a conversion to a shared matrix operand: the
+  /// conversion copies global memory straight to shared memory (with
+  /// asynchronous copies where the target has them) and the load itself
+  /// produces no registers.
+  llvm::DenseSet<mlir::Operation *> deferredLoads;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
   mlir::Value sharedOperandBase;
   uint64_t operandBytes = 0;
@@ -207,6 +212,19 @@ inline bool isTile(mlir::Type type) {
 /// Whether |type| is a dot operand that a matrix unit reads from shared
 /// memory (the operands of nvidia.mma v3, wgmma).
 bool isSharedMatrixOperand(mlir::Type type);
+/// Copies the tile that |load| (a deferred load) reads to shared memory, in
+/// the registers' groups of |layout| (a layout of the load's shape; for a
+/// pointer tile, the pointers' own): |sharedAddress| gives the shared
+/// address of the element at the coordinates of a group's first register.
+/// Asynchronous copies where the target has them (|async| says whether it
+/// used them: the caller commits and waits), else loads and stores.
+mlir::LogicalResult copyLoadToShared(
+    DistLowerer &l, tile::LoadOp load, const DistLayout &layout, bool &async,
+    llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)> sharedAddress);
+/// The dimension a block pointer's tile is contiguous along in memory (the
+/// first of make_tensor_ptr's order, when every origin agrees), or -1.
+int64_t getBlockContiguousDim(mlir::Value blockPointer);
+
 /// Stores the source of |convert| (a convert_layout to a shared matrix
 /// operand) to its place in the operand area (DistDot.cpp).
 mlir::LogicalResult lowerSharedMatrixOperand(DistLowerer &l,

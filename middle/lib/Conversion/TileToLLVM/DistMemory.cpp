@@ -11,6 +11,10 @@
 
 #include "DistLowering.h"
 
+#include "llvm/ADT/bit.h"
+
+#include <numeric>
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
@@ -179,15 +183,102 @@ LogicalResult lowerStore(DistLowerer &l, tile::StoreOp op) {
   return success();
 }
 
-/// Per register of a block pointer's tile: its address and whether the
-/// checked dimensions are in bounds (null when nothing is checked).
+/// The block pointers |value| can be (the tile.make_tensor_ptr ops it comes
+/// from, through advances, loops and their results), with the gcd of the
+/// divisibility of every offset along |dim| on the way in |offsetDiv|.
+/// False when some origin is not visible.
+bool traceBlockPointer(DistLowerer &l, Value value, int64_t dim,
+                       int64_t &offsetDiv,
+                       SmallVectorImpl<tile::MakeTensorPtrOp> &origins,
+                       llvm::DenseSet<Value> &visited) {
+  if (!visited.insert(value).second)
+    return true;
+  auto divisibility = [&](Value scalar) {
+    AxisInfo info = l.axisInfo.get(scalar);
+    return info.isInitialized() ? info.getDivisibility(0) : int64_t(1);
+  };
+  if (auto make = value.getDefiningOp<tile::MakeTensorPtrOp>()) {
+    origins.push_back(make);
+    offsetDiv = std::gcd(offsetDiv, divisibility(make.getOffsets()[dim]));
+    return true;
+  }
+  if (auto advance = value.getDefiningOp<tile::AdvanceOp>()) {
+    offsetDiv = std::gcd(offsetDiv, divisibility(advance.getOffsets()[dim]));
+    return traceBlockPointer(l, advance.getPtr(), dim, offsetDiv, origins,
+                             visited);
+  }
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop || arg.getArgNumber() == 0)
+      return false;
+    unsigned index = arg.getArgNumber() - 1;
+    return traceBlockPointer(l, loop.getInitArgs()[index], dim, offsetDiv,
+                             origins, visited) &&
+           traceBlockPointer(l, loop.getYieldedValues()[index], dim,
+                             offsetDiv, origins, visited);
+  }
+  if (auto loop = value.getDefiningOp<scf::ForOp>()) {
+    unsigned index = cast<OpResult>(value).getResultNumber();
+    return traceBlockPointer(l, loop.getInitArgs()[index], dim, offsetDiv,
+                             origins, visited) &&
+           traceBlockPointer(l, loop.getYieldedValues()[index], dim,
+                             offsetDiv, origins, visited);
+  }
+  return false;
+}
+
+/// How many consecutive registers of a block pointer's tile form one vector
+/// access: the registers run along a dimension whose stride is the
+/// constant 1 in every block pointer the value can be, that is not
+/// bounds-checked, and along which the base, the other strides and the
+/// offsets keep vectors aligned.
+int64_t blockVectorWidth(DistLowerer &l, const DistLayout &layout, Value ptr,
+                         int64_t elemBytes, ArrayRef<int32_t> boundaryCheck) {
+  int64_t dim = layout.getRunDim();
+  if (dim < 0 || llvm::is_contained(boundaryCheck, static_cast<int32_t>(dim)))
+    return 1;
+  int64_t limit = 16 / elemBytes;
+  int64_t offsetDiv = limit;
+  SmallVector<tile::MakeTensorPtrOp> origins;
+  llvm::DenseSet<Value> visited;
+  if (!traceBlockPointer(l, ptr, dim, offsetDiv, origins, visited) ||
+      origins.empty())
+    return 1;
+  limit = std::min(limit, offsetDiv);
+  for (tile::MakeTensorPtrOp make : origins) {
+    if (static_cast<int64_t>(make.getStrides().size()) != layout.getRank())
+      return 1;
+    AxisInfo base = l.axisInfo.get(make.getBase());
+    if (!base.isInitialized())
+      return 1;
+    limit = std::min(limit, base.getDivisibility(0) / elemBytes);
+    for (auto [d, stride] : llvm::enumerate(make.getStrides())) {
+      AxisInfo info = l.axisInfo.get(stride);
+      if (!info.isInitialized())
+        return 1;
+      if (static_cast<int64_t>(d) == dim) {
+        if (info.getConstantValue() != 1)
+          return 1;
+      } else {
+        limit = std::min(limit, info.getDivisibility(0));
+      }
+    }
+  }
+  if (limit < 2)
+    return 1;
+  return layout.getRunLength(dim, llvm::bit_floor(static_cast<uint64_t>(limit)));
+}
+
+/// Per |step|-th register of a block pointer's tile: its address and
+/// whether the checked dimensions are in bounds (null when nothing is
+/// checked).
 void forEachBlockRegister(
     DistLowerer &l, Location loc, const DistLayout &layout, Value packed,
-    Type elem, ArrayRef<int32_t> boundaryCheck,
+    Type elem, ArrayRef<int32_t> boundaryCheck, int64_t step,
     llvm::function_ref<void(int64_t reg, Value address, Value inBounds)> body) {
   OpBuilder &b = l.b;
   BlockPointer bp = unpackBlockPointer(l, loc, packed, layout.getRank());
-  for (int64_t r = 0; r < layout.getNumRegs(); ++r) {
+  for (int64_t r = 0; r < layout.getNumRegs(); r += step) {
     SmallVector<Value> coords = l.regCoords(loc, layout, r);
     Value offset = l.constI64(loc, 0);
     Value inBounds;
@@ -238,20 +329,33 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
   } else {
     padding = zeroOf(l, loc, memType);
   }
+  if (op.getMask())
+    return l.unsupported(op, "a masked block-pointer load");
+  SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
+  int64_t elemBytes = l.storageBytes(elem);
+  int64_t width =
+      blockVectorWidth(l, *layout, op.getPtr(), elemBytes, checks);
+  Type vectorType = width == 1 ? memType : VectorType::get({width}, memType);
+  Value vectorPadding = padding;
+  if (width > 1)
+    vectorPadding = b.create<LLVM::PoisonOp>(loc, vectorType);
+  for (int64_t i = 0; width > 1 && i < width; ++i)
+    vectorPadding = b.create<LLVM::InsertElementOp>(loc, vectorPadding, padding,
+                                                    l.constI32(loc, i));
   SmallVector<Value> result;
   forEachBlockRegister(
-      l, loc, *layout, l.lookup(op.getPtr()), elem,
-      boundaryChecks(op.getBoundaryCheck()),
+      l, loc, *layout, l.lookup(op.getPtr()), elem, checks, width,
       [&](int64_t, Value address, Value inBounds) {
         auto load = [&]() -> Value {
-          return b.create<LLVM::LoadOp>(loc, memType, address,
-                                        l.storageBytes(elem),
+          return b.create<LLVM::LoadOp>(loc, vectorType, address,
+                                        static_cast<unsigned>(width * elemBytes),
                                         op.getIsVolatile());
         };
-        Value value = inBounds ? select(l, loc, memType, inBounds, load,
-                                        [&] { return padding; })
+        Value value = inBounds ? select(l, loc, vectorType, inBounds, load,
+                                        [&] { return vectorPadding; })
                                : load();
-        result.push_back(unpackFromMemory(l, loc, value, elem, 1).front());
+        llvm::append_range(result,
+                           unpackFromMemory(l, loc, value, elem, width));
       });
   l.setRegs(op.getResult(), result);
   return success();
@@ -267,14 +371,17 @@ LogicalResult lowerBlockStore(DistLowerer &l, tile::StoreOp op) {
     return failure();
   Value owner = layout->hasReplication() ? l.isOwner(*layout) : Value();
   ArrayRef<Value> values = l.regsOf(op.getValue());
+  SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
+  int64_t elemBytes = l.storageBytes(elem);
+  int64_t width =
+      blockVectorWidth(l, *layout, op.getPtr(), elemBytes, checks);
   forEachBlockRegister(
-      l, loc, *layout, l.lookup(op.getPtr()), elem,
-      boundaryChecks(op.getBoundaryCheck()),
+      l, loc, *layout, l.lookup(op.getPtr()), elem, checks, width,
       [&](int64_t r, Value address, Value inBounds) {
         guarded(l, loc, andValues(l, loc, inBounds, owner), [&] {
-          b.create<LLVM::StoreOp>(loc,
-                                  packForMemory(l, loc, values[r], elem),
-                                  address, l.storageBytes(elem));
+          b.create<LLVM::StoreOp>(
+              loc, packForMemory(l, loc, values.slice(r, width), elem),
+              address, static_cast<unsigned>(width * elemBytes));
         });
       });
   return success();
@@ -348,8 +455,126 @@ bool isBlockPointer(Value ptr) {
 
 } // namespace
 
+int64_t tegula::lowering::getBlockContiguousDim(Value blockPointer) {
+  // The order of every origin; the offsets' divisibility is not needed.
+  SmallVector<tile::MakeTensorPtrOp> origins;
+  llvm::DenseSet<Value> visited;
+  std::function<bool(Value)> trace = [&](Value value) -> bool {
+    if (!visited.insert(value).second)
+      return true;
+    if (auto make = value.getDefiningOp<tile::MakeTensorPtrOp>()) {
+      origins.push_back(make);
+      return true;
+    }
+    if (auto advance = value.getDefiningOp<tile::AdvanceOp>())
+      return trace(advance.getPtr());
+    scf::ForOp loop;
+    unsigned index = 0;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        return false;
+      index = arg.getArgNumber() - 1;
+    } else if ((loop = value.getDefiningOp<scf::ForOp>())) {
+      index = cast<OpResult>(value).getResultNumber();
+    } else {
+      return false;
+    }
+    return trace(loop.getInitArgs()[index]) &&
+           trace(loop.getYieldedValues()[index]);
+  };
+  if (!trace(blockPointer) || origins.empty())
+    return -1;
+  int64_t dim = -1;
+  for (tile::MakeTensorPtrOp make : origins) {
+    ArrayRef<int32_t> order = make.getOrder();
+    if (order.empty() || (dim >= 0 && dim != order.front()))
+      return -1;
+    dim = order.front();
+  }
+  return dim;
+}
+
+LogicalResult tegula::lowering::copyLoadToShared(
+    DistLowerer &l, tile::LoadOp op, const DistLayout &layout, bool &async,
+    function_ref<Value(ArrayRef<Value>)> sharedAddress) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto type = cast<RankedTensorType>(op.getType());
+  Type elem = type.getElementType();
+  Type storage = l.storageType(elem);
+  int64_t elemBytes = l.storageBytes(elem);
+  bool block = isa<tile::PointerType>(op.getPtr().getType());
+  SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
+  if (block && op.getMask())
+    return l.unsupported(op, "a masked block-pointer load");
+  if (block && op.getPadding() &&
+      *op.getPadding() == tile::PaddingOption::nan)
+    return l.unsupported(op, "NaN padding of a tile copied to shared memory");
+  int64_t width =
+      block ? blockVectorWidth(l, layout, op.getPtr(), elemBytes, checks)
+            : vectorWidth(l, layout, op.getPtr(), op.getMask(), elemBytes);
+  Type memType = width == 1 ? storage : VectorType::get({width}, storage);
+  // Asynchronous copies zero-fill masked-off elements: only without
+  // |other| (or with a zero one).
+  bool zeroOther = !op.getOther() || matchPattern(op.getOther(), m_Zero()) ||
+                   matchPattern(op.getOther(), m_AnyZeroFloat());
+  async = zeroOther && !op.getIsVolatile();
+  auto copy = [&](int64_t r, Value address, Value mask) -> LogicalResult {
+    Value destination = sharedAddress(l.regCoords(loc, layout, r));
+    if (async && succeeded(l.hooks.buildAsyncCopy(b, loc, destination, address,
+                                                  width * elemBytes, mask)))
+      return success();
+    if (async && r != 0)
+      return l.unsupported(op, "the target's asynchronous copies failed "
+                               "part way");
+    async = false;
+    auto load = [&]() -> Value {
+      return b.create<LLVM::LoadOp>(loc, memType, address,
+                                    static_cast<unsigned>(width * elemBytes),
+                                    op.getIsVolatile());
+    };
+    Value packed;
+    if (!mask)
+      packed = load();
+    else
+      packed = select(l, loc, memType, mask, load, [&] {
+        if (op.getOther() && !block)
+          return packForMemory(l, loc, l.regsOf(op.getOther()).slice(r, width),
+                               elem);
+        return zeroOf(l, loc, memType);
+      });
+    b.create<LLVM::StoreOp>(loc, packed, destination,
+                            static_cast<unsigned>(width * elemBytes));
+    return success();
+  };
+  LogicalResult result = success();
+  if (block) {
+    forEachBlockRegister(l, loc, layout, l.lookup(op.getPtr()), elem, checks,
+                         width, [&](int64_t r, Value address, Value inBounds) {
+                           if (succeeded(result))
+                             result = copy(r, address, inBounds);
+                         });
+    return result;
+  }
+  ArrayRef<Value> ptrs = l.regsOf(op.getPtr());
+  for (int64_t r = 0; r < layout.getNumRegs() && succeeded(result);
+       r += width) {
+    Value address = b.create<LLVM::IntToPtrOp>(loc, l.ptrType(), ptrs[r]);
+    result = copy(r, address, op.getMask() ? l.regsOf(op.getMask())[r]
+                                           : Value());
+  }
+  return result;
+}
+
 std::optional<LogicalResult>
 tegula::lowering::lowerDistMemory(DistLowerer &l, Operation *op) {
+  if (auto load = dyn_cast<tile::LoadOp>(op);
+      load && l.deferredLoads.contains(op)) {
+    // Copied to shared memory by its conversion (copyLoadToShared).
+    l.setRegs(load.getResult(), {});
+    return success();
+  }
   if (auto load = dyn_cast<tile::LoadOp>(op))
     return isBlockPointer(load.getPtr()) ? lowerBlockLoad(l, load)
                                          : lowerLoad(l, load);

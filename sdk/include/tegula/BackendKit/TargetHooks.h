@@ -150,6 +150,26 @@ public:
                       mlir::ValueRange a, mlir::ValueRange b,
                       mlir::ValueRange c) const;
 
+  /// Starts an asynchronous copy of |bytes| (4, 8 or 16) from global memory
+  /// at |source| to shared memory at |destination| (pointers in their
+  /// address spaces), aligned to |bytes|; where the i1 |predicate| is false
+  /// (null: always true) the destination gets zeros and nothing is read.
+  /// Returns failure (the default) when the target has no such copies; the
+  /// caller then loads and stores itself.
+  virtual mlir::LogicalResult buildAsyncCopy(mlir::OpBuilder &builder,
+                                             mlir::Location loc,
+                                             mlir::Value destination,
+                                             mlir::Value source, int64_t bytes,
+                                             mlir::Value predicate) const;
+  /// Closes the group of this thread's asynchronous copies started since
+  /// the last group (NVIDIA: cp.async.commit_group).
+  virtual void buildAsyncCommit(mlir::OpBuilder &builder,
+                                mlir::Location loc) const;
+  /// Waits until at most |pending| of this thread's most recent groups of
+  /// copies are unfinished (NVIDIA: cp.async.wait_group).
+  virtual void buildAsyncWait(mlir::OpBuilder &builder, mlir::Location loc,
+                              int64_t pending) const;
+
   /// Makes this thread's ordinary stores to shared memory visible to
   /// matrix instructions that read shared memory themselves (NVIDIA:
   /// `fence.proxy.async.shared::cta`); the caller follows it with a

@@ -252,6 +252,14 @@ tegula::nvidia::compileTileModule(ModuleOp module,
     // Conversions of loop-invariant tiles leave their loops (a wgmma
     // operand such as attention's Q is then stored to shared memory once).
     module.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+    // Loads feeding wgmma operands run num_stages - 1 iterations ahead
+    // (3 stages unless the kernel or the loop says otherwise).
+    if (failed(tegula::tile::pipelineSharedOperandLoads(
+            module, 3, tegula::isSharedMatrixOperand)) ||
+        !diagnostics.empty())
+      return compileError(TG_ERROR_INTERNAL,
+                          "cannot software-pipeline the kernel: " +
+                              diagnostics.text("the pipeliner failed"));
     if (const char *dump = std::getenv("TEGULA_NVIDIA_DUMP_LAYOUTS");
         dump && llvm::StringRef(dump) == "1")
       module.print(llvm::errs());

@@ -359,9 +359,9 @@ tile.func @load_boundary_check_twice(%p: !tile.ptr<tensor<64x32xf16>>) {
 
 // -----
 
-tile.func @load_block_pointer_mask(%p: !tile.ptr<tensor<64x32xf16>>, %m: i1) {
-  // expected-error @+1 {{'tile.load' op a load through a block pointer takes no mask; use boundary_check}}
-  %0 = tile.load %p, %m : !tile.ptr<tensor<64x32xf16>>
+tile.func @load_block_pointer_other(%p: !tile.ptr<tensor<64x32xf16>>, %m: i1, %o: tensor<64x32xf16>) {
+  // expected-error @+1 {{'tile.load' op a load through a block pointer takes no 'other'; use boundary_check and padding}}
+  %0 = tile.load %p, %m, %o : !tile.ptr<tensor<64x32xf16>>
   tile.return
 }
 

@@ -84,6 +84,11 @@ void registerTileToLLVMDialects(mlir::MLIRContext &context);
 /// Registers `tile-test-lower-to-llvm` (lit tests of the lowering).
 void registerTileToLLVMTestPass();
 
+/// Whether |type| is a dot operand that the distributed lowering keeps in
+/// shared memory for a matrix unit that reads it there (the operands of
+/// "nvidia.mma" v3, wgmma).
+bool isSharedMatrixOperand(mlir::Type type);
+
 } // namespace tegula
 
 #endif // TEGULA_CONVERSION_TILETOLLVM_H

@@ -209,7 +209,8 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
                                          shared.rows);
     Value bytes = b.create<arith::AddIOp>(
         loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
-        l.constI32(loc, shared.offset));
+        shared.dynamicOffset ? shared.dynamicOffset
+                             : l.constI32(loc, shared.offset));
     backend::SharedMatrixOperand operand;
     operand.address = operandAddress(l, loc, bytes);
     operand.mnMajor = !kContiguous;
@@ -341,7 +342,7 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
 
 } // namespace
 
-bool tegula::lowering::isSharedMatrixOperand(Type type) {
+bool tegula::isSharedMatrixOperand(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   auto operand = tensor ? dyn_cast_or_null<tile::DotOperandLayoutAttr>(
                               tensor.getEncoding())
@@ -355,7 +356,7 @@ bool tegula::lowering::isSharedMatrixOperand(Type type) {
 /// A layout for copying a 2-D tile of |shape| contiguous along |dim| from
 /// memory: 16 bytes per thread along |dim|, lanes along it first, warps
 /// along the other dimension first.
-FailureOr<DistLayout> copyLayout(DistLowerer &l, RankedTensorType type,
+static FailureOr<DistLayout> copyLayout(DistLowerer &l, RankedTensorType type,
                                  int64_t dim, Location loc) {
   ArrayRef<int64_t> shape = type.getShape();
   int64_t other = 1 - dim;
@@ -373,25 +374,28 @@ FailureOr<DistLayout> copyLayout(DistLowerer &l, RankedTensorType type,
                     loc);
 }
 
-LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
-                                                         Operation *convert) {
-  Location loc = convert->getLoc();
-  OpBuilder &b = l.b;
-  Value source = convert->getOperand(0), result = convert->getResult(0);
-  auto type = cast<RankedTensorType>(source.getType());
-  auto operand = cast<tile::DotOperandLayoutAttr>(
-      cast<RankedTensorType>(result.getType()).getEncoding());
-  Type elem = type.getElementType();
-  if (type.getRank() != 2 || l.storageBytes(elem) != 2)
-    return l.unsupported(convert, "a shared matrix operand is a 2-D tile of "
-                                  "16-bit elements");
-  // A deferred load is copied from memory in a layout of its own (block
-  // pointers: coalesced along the block's contiguous dimension).
-  auto load = source.getDefiningOp<tile::LoadOp>();
-  if (load && !l.deferredLoads.contains(load))
-    load = nullptr;
+namespace {
+
+/// Where a shared matrix operand's elements go: the layout its registers
+/// (or copies) come in, and the swizzled tile they make.
+struct OperandPlacement {
+  DistLayout layout;
+  int64_t contiguous = 1, swizzle = 128, rows = 0;
+  int64_t bytes = 0;
+};
+
+/// The placement of operand |opIdx| of |type| coming from |load| (a load
+/// copied straight to shared memory, or null: registers of |type|).
+FailureOr<OperandPlacement> placeOperand(DistLowerer &l, Operation *anchor,
+                                         RankedTensorType type, int64_t opIdx,
+                                         tile::LoadOp load) {
+  Location loc = anchor->getLoc();
+  if (type.getRank() != 2 || l.storageBytes(type.getElementType()) != 2)
+    return l.unsupported(anchor, "a shared matrix operand is a 2-D tile of "
+                                 "16-bit elements");
+  OperandPlacement placement;
+  int64_t kDim = opIdx == 0 ? 1 : 0;
   FailureOr<DistLayout> from = failure();
-  int64_t kDim = operand.getOpIdx() == 0 ? 1 : 0;
   if (load && isa<tile::PointerType>(load.getPtr().getType())) {
     int64_t dim = getBlockContiguousDim(load.getPtr());
     from = copyLayout(l, type, dim >= 0 ? dim : kDim, loc);
@@ -400,57 +404,275 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   }
   if (failed(from))
     return failure();
+  placement.layout = *from;
   // Contiguous along the registers' run (a vector per run), else along K.
   int64_t run = from->getRunDim();
-  int64_t contiguous = run >= 0 ? run : kDim;
-  int64_t extent = type.getDimSize(contiguous);
-  int64_t rows = type.getDimSize(1 - contiguous);
-  int64_t swizzle = std::min<int64_t>(128, extent * 2);
-  if (swizzle < 32 || (extent * 2) % swizzle || !llvm::isPowerOf2_64(extent) ||
-      rows % 8)
-    return l.unsupported(convert, "a shared matrix operand needs at least 16 "
-                                  "elements (a power of 2) along its "
-                                  "contiguous dimension and rows in eights");
-  int64_t atom = swizzle / 2;
-  int64_t perPhase = 128 / swizzle, maxPhase = swizzle / 16;
-  int64_t offset = l.operandOffsets.lookup(result);
-  // The address of the element at |coords| in the swizzled tile: its
-  // 16-byte chunk within the atom's row XOR the row's phase.
-  auto addressOf = [&](ArrayRef<Value> coords) -> Value {
-    Value col = coords[contiguous], row = coords[1 - contiguous];
-    Value element = operandElementOffset(l, loc, col, row, atom, rows);
-    Value phase = b.create<arith::AndIOp>(
-        loc,
-        b.create<arith::ShRUIOp>(loc, row,
-                                 l.constI32(loc, llvm::Log2_64(perPhase))),
-        l.constI32(loc, maxPhase - 1));
-    element = b.create<arith::XOrIOp>(
-        loc, element,
-        b.create<arith::ShLIOp>(loc, phase, l.constI32(loc, 3)));
-    Value bytes = b.create<arith::AddIOp>(
-        loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
-        l.constI32(loc, offset));
-    return b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(),
-                                 b.getI8Type(), l.sharedOperandBase,
-                                 ValueRange{bytes});
-  };
+  placement.contiguous = run >= 0 ? run : kDim;
+  int64_t extent = type.getDimSize(placement.contiguous);
+  placement.rows = type.getDimSize(1 - placement.contiguous);
+  placement.swizzle = std::min<int64_t>(128, extent * 2);
+  if (placement.swizzle < 32 || (extent * 2) % placement.swizzle ||
+      !llvm::isPowerOf2_64(extent) || placement.rows % 8)
+    return l.unsupported(anchor, "a shared matrix operand needs at least 16 "
+                                 "elements (a power of 2) along its "
+                                 "contiguous dimension and rows in eights");
+  placement.bytes = llvm::alignTo(type.getNumElements() * 2, 1024);
+  return placement;
+}
 
+/// The shared address of the element at |coords| of an operand placed as
+/// |placement| at byte |offset| (i32) of the operand area: its 16-byte
+/// chunk within the atom's row XOR the row's phase.
+Value swizzledAddress(DistLowerer &l, Location loc,
+                      const OperandPlacement &placement, Value offset,
+                      ArrayRef<Value> coords) {
+  OpBuilder &b = l.b;
+  int64_t atom = placement.swizzle / 2;
+  int64_t perPhase = 128 / placement.swizzle,
+          maxPhase = placement.swizzle / 16;
+  Value col = coords[placement.contiguous],
+        row = coords[1 - placement.contiguous];
+  Value element = operandElementOffset(l, loc, col, row, atom, placement.rows);
+  Value phase = b.create<arith::AndIOp>(
+      loc,
+      b.create<arith::ShRUIOp>(loc, row,
+                               l.constI32(loc, llvm::Log2_64(perPhase))),
+      l.constI32(loc, maxPhase - 1));
+  element = b.create<arith::XOrIOp>(
+      loc, element, b.create<arith::ShLIOp>(loc, phase, l.constI32(loc, 3)));
+  Value bytes = b.create<arith::AddIOp>(
+      loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)), offset);
+  return b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(),
+                               b.getI8Type(), l.sharedOperandBase,
+                               ValueRange{bytes});
+}
+
+int64_t operandIndex(Value convertResult) {
+  return cast<tile::DotOperandLayoutAttr>(
+             cast<RankedTensorType>(convertResult.getType()).getEncoding())
+      .getOpIdx();
+}
+
+} // namespace
+
+llvm::DenseMap<Value, int64_t>
+tegula::lowering::findAsyncOperandLoads(DistLowerer &l, tile::FuncOp kernel) {
+  llvm::DenseMap<Value, int64_t> buffers;
+  // Per loop: its asynchronous loads in body order.
+  llvm::DenseMap<Operation *, SmallVector<Operation *>> perLoop;
+  kernel.walk([&](tile::ConvertLayoutOp convert) {
+    if (!isSharedMatrixOperand(convert.getType()))
+      return;
+    auto arg = dyn_cast<BlockArgument>(convert.getSrc());
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
+                    : scf::ForOp();
+    if (!loop || arg.getArgNumber() == 0 || !convert.getSrc().hasOneUse())
+      return;
+    auto isCopyable = [](tile::LoadOp load) {
+      if (!load || load.getIsVolatile())
+        return false;
+      Value other = load.getOther();
+      return !other || matchPattern(other, m_Zero()) ||
+             matchPattern(other, m_AnyZeroFloat());
+    };
+    // The chain of iter_args x0 <- x1 <- ... <- the load in the loop; each
+    // x_j starts as a load of the prologue; nothing else uses them.
+    SmallVector<BlockArgument> chain;
+    SmallVector<tile::LoadOp> prologue;
+    tile::LoadOp inLoop;
+    BlockArgument current = arg;
+    while (true) {
+      unsigned index = current.getArgNumber() - 1;
+      auto init = loop.getInitArgs()[index].getDefiningOp<tile::LoadOp>();
+      if (!isCopyable(init) || !init->hasOneUse() ||
+          !loop->getResult(index).use_empty() ||
+          (current != arg && !current.hasOneUse()))
+        return;
+      chain.push_back(current);
+      prologue.push_back(init);
+      Value yielded = loop.getYieldedValues()[index];
+      if (auto next = dyn_cast<BlockArgument>(yielded);
+          next && next.getOwner() == loop.getBody() && next.getArgNumber() &&
+          chain.size() < 8) {
+        current = next;
+        continue;
+      }
+      inLoop = yielded.getDefiningOp<tile::LoadOp>();
+      if (!isCopyable(inLoop) || !inLoop->hasOneUse() ||
+          inLoop->getBlock() != loop.getBody())
+        return;
+      break;
+    }
+    int64_t slots = static_cast<int64_t>(chain.size()) + 1;
+    buffers[convert.getResult()] = slots;
+    for (auto [j, load] : llvm::enumerate(prologue)) {
+      DistLowerer::AsyncLoad info;
+      info.convert = convert.getResult();
+      info.slots = slots;
+      info.slot = static_cast<int64_t>(j);
+      l.asyncLoads[load] = info;
+      l.asyncValues.insert(load.getResult());
+    }
+    DistLowerer::AsyncLoad info;
+    info.convert = convert.getResult();
+    info.slots = slots;
+    info.ahead = static_cast<int64_t>(chain.size());
+    info.loop = loop;
+    l.asyncLoads[inLoop] = info;
+    l.asyncValues.insert(inLoop.getResult());
+    for (BlockArgument x : chain) {
+      l.asyncValues.insert(x);
+      l.asyncValues.insert(loop->getResult(x.getArgNumber() - 1));
+    }
+    perLoop[loop].push_back(inLoop);
+    // Older copies in flight when the conversion reads: those of the
+    // iterations in between, and those this iteration issued before it.
+    l.asyncPending[convert] = static_cast<int64_t>(chain.size()) - 1;
+  });
+  for (auto &[loopOp, loads] : perLoop) {
+    auto loop = cast<scf::ForOp>(loopOp);
+    int64_t perIteration = static_cast<int64_t>(loads.size());
+    Operation *first = nullptr;
+    for (Operation &op : loop.getBody()->without_terminator())
+      if (llvm::is_contained(loads, &op)) {
+        first = &op;
+        break;
+      }
+    l.asyncLoads[first].barrier = true;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto it = l.asyncPending.find(&op);
+      if (it == l.asyncPending.end())
+        continue;
+      int64_t before = 0;
+      for (Operation *load : loads)
+        if (load->isBeforeInBlock(&op))
+          ++before;
+      it->second = it->second * perIteration + before;
+    }
+  }
+  return buffers;
+}
+
+LogicalResult tegula::lowering::lowerAsyncOperandLoad(DistLowerer &l,
+                                                      tile::LoadOp load) {
+  Location loc = load.getLoc();
+  OpBuilder &b = l.b;
+  const DistLowerer::AsyncLoad &info = l.asyncLoads.find(load)->second;
+  auto type = cast<RankedTensorType>(load.getType());
+  FailureOr<OperandPlacement> placement =
+      placeOperand(l, load, type, operandIndex(info.convert), load);
+  if (failed(placement))
+    return failure();
+  int64_t base = l.operandOffsets.lookup(info.convert);
+  Value offset;
+  if (info.slot >= 0) {
+    offset = l.constI32(loc, base + info.slot * placement->bytes);
+  } else {
+    // The buffer of iteration (iv - lb) / step + ahead.
+    auto loop = cast<scf::ForOp>(info.loop);
+    Value iteration = b.create<arith::DivSIOp>(
+        loc,
+        b.create<arith::SubIOp>(loc, l.lookup(loop.getInductionVar()),
+                                l.lookup(loop.getLowerBound())),
+        l.lookup(loop.getStep()));
+    Value slot = b.create<arith::RemUIOp>(
+        loc,
+        b.create<arith::AddIOp>(loc, iteration, l.constI32(loc, info.ahead)),
+        l.constI32(loc, info.slots));
+    offset = b.create<arith::AddIOp>(
+        loc, l.constI32(loc, base),
+        b.create<arith::MulIOp>(loc, slot,
+                                l.constI32(loc, placement->bytes)));
+  }
+  if (info.barrier)
+    l.barrier(loc);
+  bool async = false;
+  if (failed(copyLoadToShared(l, load, placement->layout, async,
+                              [&](ArrayRef<Value> coords) {
+                                return swizzledAddress(l, loc, *placement,
+                                                       offset, coords);
+                              })))
+    return failure();
+  // One group per load, whether or not the target copied asynchronously,
+  // so that the conversions' counts of groups in flight hold.
+  l.hooks.buildAsyncCommit(b, loc);
+  l.setRegs(load.getResult(), {offset});
+  return success();
+}
+
+LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
+                                                         Operation *convert) {
+  Location loc = convert->getLoc();
+  OpBuilder &b = l.b;
+  Value source = convert->getOperand(0), result = convert->getResult(0);
+  auto type = cast<RankedTensorType>(source.getType());
+  int64_t opIdx = operandIndex(result);
+  DistLowerer::SharedOperand shared;
+
+  if (l.asyncValues.contains(source)) {
+    // A software-pipelined load filled the buffer whose offset |source|
+    // holds: wait for its copies, then make them visible to the matrix
+    // unit and to every thread.
+    auto pending = l.asyncPending.find(convert);
+    if (pending == l.asyncPending.end())
+      return l.unsupported(convert, "an asynchronously loaded operand read "
+                                    "outside its loop");
+    tile::LoadOp anyLoad;
+    for (auto &[op, info] : l.asyncLoads)
+      if (info.convert == result) {
+        anyLoad = cast<tile::LoadOp>(op);
+        break;
+      }
+    FailureOr<OperandPlacement> placement =
+        placeOperand(l, convert, type, opIdx, anyLoad);
+    if (failed(placement))
+      return failure();
+    l.hooks.buildAsyncWait(b, loc, pending->second);
+    l.hooks.buildSharedOperandFence(b, loc);
+    l.barrier(loc);
+    shared.dynamicOffset = l.regsOf(source).front();
+    shared.contiguousDim = placement->contiguous;
+    shared.swizzleBytes = placement->swizzle;
+    shared.rows = placement->rows;
+    l.sharedOperands[result] = shared;
+    l.setRegs(result, {});
+    return success();
+  }
+
+  // A deferred load is copied from memory in a layout of its own (block
+  // pointers: coalesced along the block's contiguous dimension).
+  auto load = source.getDefiningOp<tile::LoadOp>();
+  if (load && !l.deferredLoads.contains(load))
+    load = nullptr;
+  FailureOr<OperandPlacement> placement =
+      placeOperand(l, convert, type, opIdx, load);
+  if (failed(placement))
+    return failure();
+  int64_t offset = l.operandOffsets.lookup(result);
+  Value offsetValue = l.constI32(loc, offset);
+  auto addressOf = [&](ArrayRef<Value> coords) {
+    return swizzledAddress(l, loc, *placement, offsetValue, coords);
+  };
   // Earlier readers of this place (the previous iteration's dot) are done.
   l.barrier(loc);
   if (load) {
     bool async = false;
-    if (failed(copyLoadToShared(l, load, *from, async, addressOf)))
+    if (failed(copyLoadToShared(l, load, placement->layout, async, addressOf)))
       return failure();
     if (async) {
       l.hooks.buildAsyncCommit(b, loc);
       l.hooks.buildAsyncWait(b, loc, 0);
     }
   } else {
-    int64_t vec = run == contiguous ? from->getRunLength(contiguous, 8) : 1;
+    const DistLayout &from = placement->layout;
+    int64_t contiguous = placement->contiguous;
+    int64_t vec = from.getRunDim() == contiguous
+                      ? from.getRunLength(contiguous, 8)
+                      : 1;
     ArrayRef<Value> values = l.regsOf(source);
-    Type storage = l.storageType(elem);
-    for (int64_t r = 0; r < from->getNumRegs(); r += vec) {
-      Value pointer = addressOf(l.regCoords(loc, *from, r));
+    Type storage = l.storageType(type.getElementType());
+    for (int64_t r = 0; r < from.getNumRegs(); r += vec) {
+      Value pointer = addressOf(l.regCoords(loc, from, r));
       Value value = values[r];
       if (vec > 1) {
         auto vectorType = VectorType::get({vec}, storage);
@@ -464,11 +686,10 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   }
   l.hooks.buildSharedOperandFence(b, loc);
   l.barrier(loc);
-  DistLowerer::SharedOperand shared;
   shared.offset = offset;
-  shared.contiguousDim = contiguous;
-  shared.swizzleBytes = swizzle;
-  shared.rows = rows;
+  shared.contiguousDim = placement->contiguous;
+  shared.swizzleBytes = placement->swizzle;
+  shared.rows = placement->rows;
   l.sharedOperands[result] = shared;
   l.setRegs(result, {});
   return success();

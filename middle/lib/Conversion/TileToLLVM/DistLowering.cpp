@@ -2,6 +2,7 @@
 
 #include "DistLowering.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -33,6 +34,10 @@ FailureOr<SmallVector<Type>> DistLowerer::flattenTypes(ValueRange olds,
       result.push_back(scalarType(old.getType()));
       continue;
     }
+    if (asyncValues.contains(old)) {
+      result.push_back(b.getI32Type());
+      continue;
+    }
     FailureOr<DistLayout> layout = layoutOf(tile, loc);
     if (failed(layout))
       return failure();
@@ -50,7 +55,9 @@ void DistLowerer::unflatten(ValueRange olds, ValueRange news) {
       continue;
     }
     // Layouts were computed by flattenTypes before: cannot fail here.
-    int64_t count = layoutOf(tile, old.getLoc())->getNumRegs();
+    int64_t count = asyncValues.contains(old)
+                        ? 1
+                        : layoutOf(tile, old.getLoc())->getNumRegs();
     setRegs(old, SmallVector<Value>(news.slice(next, count)));
     next += count;
   }
@@ -92,6 +99,13 @@ LogicalResult lowerFor(DistLowerer &l, scf::ForOp op) {
     l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
   }
   l.unflatten(op.getResults(), loop.getResults());
+  // Copies a pipelined loop issued past its end (predicated off, zero
+  // filling) land before anything else uses shared memory.
+  if (llvm::any_of(l.asyncLoads,
+                   [&](auto &entry) { return entry.second.loop == op; })) {
+    l.hooks.buildAsyncWait(l.b, op.getLoc(), 0);
+    l.barrier(op.getLoc());
+  }
   return success();
 }
 
@@ -274,14 +288,40 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
         "the target provides no shared memory for the distributed lowering");
   // Shared matrix operands first (1024-byte aligned: the swizzle repeats
   // every 8 rows of 128 bytes), then the staging area.
+  llvm::DenseMap<Value, int64_t> buffers = findAsyncOperandLoads(l, kernel);
+  // Conversions outside loops get places of their own; those of different
+  // top-level loops (which run one after the other, each ending with its
+  // copies landed) share one area.
+  llvm::MapVector<Operation *, SmallVector<tile::ConvertLayoutOp>> groups;
   kernel.walk([&](tile::ConvertLayoutOp convert) {
-    auto type = cast<RankedTensorType>(convert.getType());
-    if (!isSharedMatrixOperand(type))
+    if (!isSharedMatrixOperand(convert.getType()))
       return;
-    l.operandOffsets[convert.getResult()] = l.operandBytes;
-    l.operandBytes += llvm::alignTo(
-        type.getNumElements() * l.storageBytes(type.getElementType()), 1024);
+    Operation *outermost = nullptr;
+    for (Operation *parent = convert->getParentOp(); parent != kernel;
+         parent = parent->getParentOp())
+      if (isa<scf::ForOp, scf::WhileOp>(parent))
+        outermost = parent;
+    groups[outermost].push_back(convert);
   });
+  auto place = [&](ArrayRef<tile::ConvertLayoutOp> converts, uint64_t start) {
+    uint64_t end = start;
+    for (tile::ConvertLayoutOp convert : converts) {
+      auto type = cast<RankedTensorType>(convert.getType());
+      l.operandOffsets[convert.getResult()] = end;
+      auto count = buffers.find(convert.getResult());
+      end += (count == buffers.end() ? 1 : count->second) *
+             llvm::alignTo(type.getNumElements() *
+                               l.storageBytes(type.getElementType()),
+                           1024);
+    }
+    return end;
+  };
+  if (auto outside = groups.find(nullptr); outside != groups.end())
+    l.operandBytes = place(outside->second, 0);
+  uint64_t loopsBase = l.operandBytes;
+  for (auto &[loop, converts] : groups)
+    if (loop)
+      l.operandBytes = std::max(l.operandBytes, place(converts, loopsBase));
   // Loads used only by such a conversion, with no write between them, are
   // copied to shared memory by it.
   kernel.walk([&](tile::LoadOp load) {

@@ -106,6 +106,9 @@ public:
   /// TargetHooks.h) at byte |offset| of the operand area.
   struct SharedOperand {
     int64_t offset = 0;
+    /// i32: the byte offset when it is only known at run time (a buffer of a
+    /// ring), else null.
+    mlir::Value dynamicOffset;
     /// The dimension along which 16-byte chunks are contiguous.
     int64_t contiguousDim = 1;
     int64_t swizzleBytes = 128;
@@ -121,6 +124,28 @@ public:
   /// asynchronous copies where the target has them) and the load itself
   /// produces no registers.
   llvm::DenseSet<mlir::Operation *> deferredLoads;
+  /// Software-pipelined operand loads (tile::pipelineSharedOperandLoads):
+  /// loads whose tile reaches a conversion to a shared matrix operand
+  /// through a loop's iter_args copy it asynchronously into one of |slots|
+  /// buffers of that conversion's place, and the tile travels as the i32
+  /// byte offset of its buffer. A load in the prologue fills buffer |slot|;
+  /// the load in the loop fills the buffer of the iteration |ahead| on.
+  struct AsyncLoad {
+    mlir::Value convert;
+    int64_t slots = 1;
+    int64_t slot = -1;
+    int64_t ahead = 0;
+    mlir::Operation *loop = nullptr;
+    /// Whether it waits at a barrier first (the first in its loop body: the
+    /// buffer it fills was read in the previous iteration).
+    bool barrier = false;
+  };
+  llvm::DenseMap<mlir::Operation *, AsyncLoad> asyncLoads;
+  /// The values that are such buffer offsets.
+  llvm::DenseSet<mlir::Value> asyncValues;
+  /// Per conversion of an asynchronously loaded tile: how many of the most
+  /// recent copy groups may still be in flight when it reads its buffer.
+  llvm::DenseMap<mlir::Operation *, int64_t> asyncPending;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
   mlir::Value sharedOperandBase;
   uint64_t operandBytes = 0;
@@ -209,9 +234,6 @@ inline bool isTile(mlir::Type type) {
   return mlir::isa<mlir::RankedTensorType>(type);
 }
 
-/// Whether |type| is a dot operand that a matrix unit reads from shared
-/// memory (the operands of nvidia.mma v3, wgmma).
-bool isSharedMatrixOperand(mlir::Type type);
 /// Copies the tile that |load| (a deferred load) reads to shared memory, in
 /// the registers' groups of |layout| (a layout of the load's shape; for a
 /// pointer tile, the pointers' own): |sharedAddress| gives the shared
@@ -224,6 +246,14 @@ mlir::LogicalResult copyLoadToShared(
 /// The dimension a block pointer's tile is contiguous along in memory (the
 /// first of make_tensor_ptr's order, when every origin agrees), or -1.
 int64_t getBlockContiguousDim(mlir::Value blockPointer);
+
+/// Finds the software-pipelined operand loads of |kernel| (asyncLoads,
+/// asyncValues, asyncPending) and returns the buffers each conversion
+/// needs (DistDot.cpp).
+llvm::DenseMap<mlir::Value, int64_t> findAsyncOperandLoads(DistLowerer &l,
+                                                           tile::FuncOp kernel);
+/// Lowers a load of asyncLoads: asynchronous copies into its buffer.
+mlir::LogicalResult lowerAsyncOperandLoad(DistLowerer &l, tile::LoadOp load);
 
 /// Stores the source of |convert| (a convert_layout to a shared matrix
 /// operand) to its place in the operand area (DistDot.cpp).

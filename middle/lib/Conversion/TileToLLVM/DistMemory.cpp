@@ -329,8 +329,8 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
   } else {
     padding = zeroOf(l, loc, memType);
   }
-  if (op.getMask())
-    return l.unsupported(op, "a masked block-pointer load");
+  // A predicate on the whole block (software pipelining).
+  Value predicate = op.getMask() ? l.lookup(op.getMask()) : Value();
   SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
   int64_t elemBytes = l.storageBytes(elem);
   int64_t width =
@@ -346,6 +346,7 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
   forEachBlockRegister(
       l, loc, *layout, l.lookup(op.getPtr()), elem, checks, width,
       [&](int64_t, Value address, Value inBounds) {
+        inBounds = andValues(l, loc, inBounds, predicate);
         auto load = [&]() -> Value {
           return b.create<LLVM::LoadOp>(loc, vectorType, address,
                                         static_cast<unsigned>(width * elemBytes),
@@ -506,8 +507,6 @@ LogicalResult tegula::lowering::copyLoadToShared(
   int64_t elemBytes = l.storageBytes(elem);
   bool block = isa<tile::PointerType>(op.getPtr().getType());
   SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
-  if (block && op.getMask())
-    return l.unsupported(op, "a masked block-pointer load");
   if (block && op.getPadding() &&
       *op.getPadding() == tile::PaddingOption::nan)
     return l.unsupported(op, "NaN padding of a tile copied to shared memory");
@@ -553,7 +552,11 @@ LogicalResult tegula::lowering::copyLoadToShared(
     forEachBlockRegister(l, loc, layout, l.lookup(op.getPtr()), elem, checks,
                          width, [&](int64_t r, Value address, Value inBounds) {
                            if (succeeded(result))
-                             result = copy(r, address, inBounds);
+                             result = copy(
+                                 r, address,
+                                 andValues(l, loc, inBounds,
+                                           op.getMask() ? l.lookup(op.getMask())
+                                                        : Value()));
                          });
     return result;
   }
@@ -569,6 +572,8 @@ LogicalResult tegula::lowering::copyLoadToShared(
 
 std::optional<LogicalResult>
 tegula::lowering::lowerDistMemory(DistLowerer &l, Operation *op) {
+  if (auto load = dyn_cast<tile::LoadOp>(op); load && l.asyncLoads.count(op))
+    return lowerAsyncOperandLoad(l, load);
   if (auto load = dyn_cast<tile::LoadOp>(op);
       load && l.deferredLoads.contains(op)) {
     // Copied to shared memory by its conversion (copyLoadToShared).

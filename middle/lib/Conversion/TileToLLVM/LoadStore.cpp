@@ -326,6 +326,9 @@ void forEachBlockElement(
 
 LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
                              tile::PointerType ptrType) {
+  if (op.getMask())
+    return l.unsupported(op, "a predicated block-pointer load in the "
+                             "one-thread lowering");
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(ptrType.getPointeeType());

@@ -303,9 +303,12 @@ void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
 
 LogicalResult LoadOp::verify() {
   bool isBlock = isBlockPointerType(getPtr().getType());
-  if (isBlock && getMask())
-    return emitOpError("a load through a block pointer takes no mask; use "
-                       "boundary_check");
+  // A block-pointer load may be predicated as a whole (software
+  // pipelining does that), with an i1; out-of-bounds elements are
+  // boundary_check's business.
+  if (isBlock && getOther())
+    return emitOpError("a load through a block pointer takes no 'other'; "
+                       "use boundary_check and padding");
   if (!isBlock && getPadding())
     return emitOpError("padding requires a block pointer");
   if (getOther() && !getMask())

@@ -53,6 +53,16 @@ mlir::LogicalResult assignLayouts(mlir::ModuleOp module,
                                   const backend::LayoutPolicy &policy,
                                   unsigned numWarps = 0);
 
+/// Software-pipelines the loops of |module| whose loads feed dot operands
+/// that |isShared| says live in shared memory: those loads (and their
+/// address computations) run numStages - 1 iterations ahead, predicated
+/// off past the end (SoftwarePipeline.cpp). |numStages| is the default;
+/// the module's and each loop's `tile.num_stages` override it; below 2
+/// nothing changes.
+mlir::LogicalResult
+pipelineSharedOperandLoads(mlir::ModuleOp module, unsigned numStages,
+                           llvm::function_ref<bool(mlir::Type)> isShared);
+
 #define GEN_PASS_REGISTRATION
 #include "tegula/Dialect/Tile/Transforms/Passes.h.inc"
 

@@ -8,6 +8,7 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -221,6 +222,45 @@ void lowerMathIntrinsics(Module &module) {
   }
 }
 
+/// Replaces f32 divisions marked `afn` (tl's `/`, see compileTileModule)
+/// with PTX div.full.f32, the approximate full-range division Triton uses;
+/// unmarked ones (tl.math.div_rn) stay IEEE div.rn.f32. Each div.rn is a
+/// subroutine in SASS: attention's epilogue of 128 took ptxas 0.4 s.
+void lowerApproximateDivisions(Module &module) {
+  LLVMContext &context = module.getContext();
+  Type *f32 = Type::getFloatTy(context);
+  auto *divide = InlineAsm::get(FunctionType::get(f32, {f32, f32}, false),
+                                "div.full.f32 $0, $1, $2;", "=f,f,f",
+                                /*hasSideEffects=*/false);
+  for (Function &function : module)
+    for (BasicBlock &block : function)
+      for (Instruction &inst : llvm::make_early_inc_range(block)) {
+        if (inst.getOpcode() != Instruction::FDiv ||
+            !inst.hasApproxFunc() || !inst.getType()->getScalarType()->isFloatTy())
+          continue;
+        IRBuilder<> builder(&inst);
+        auto one = [&](Value *x, Value *y) -> Value * {
+          return builder.CreateCall(divide, {x, y});
+        };
+        Value *result;
+        if (auto *vector = dyn_cast<FixedVectorType>(inst.getType())) {
+          result = PoisonValue::get(vector);
+          for (unsigned i = 0; i < vector->getNumElements(); ++i)
+            result = builder.CreateInsertElement(
+                result,
+                one(builder.CreateExtractElement(inst.getOperand(0), i),
+                    builder.CreateExtractElement(inst.getOperand(1), i)),
+                i);
+        } else if (isa<ScalableVectorType>(inst.getType())) {
+          continue;
+        } else {
+          result = one(inst.getOperand(0), inst.getOperand(1));
+        }
+        inst.replaceAllUsesWith(result);
+        inst.eraseFromParent();
+      }
+}
+
 bool isExecutable(const std::string &path) {
   return !path.empty() && sys::fs::can_execute(path) &&
          !sys::fs::is_directory(path);
@@ -325,6 +365,7 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
     return fail("optimizing kernel " + kernel + " failed: " + errors);
   // O3 may have made new calls (pow(2, x) -> exp2(x)).
   lowerMathIntrinsics(module);
+  lowerApproximateDivisions(module);
 
   // What ptxas would reject as an unresolved extern, said here with the
   // function's name.

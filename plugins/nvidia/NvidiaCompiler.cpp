@@ -14,6 +14,7 @@
 #include "tegula/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Bytecode/BytecodeReader.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
@@ -265,6 +266,14 @@ tegula::nvidia::compileTileModule(ModuleOp module,
       module.print(llvm::errs());
     clock.lap("layouts");
   }
+
+  // tl's `/` on f32 is the approximate full-range division on NVIDIA, as in
+  // Triton (tl.math.div_rn stays exact): marked here, emitted as
+  // div.full.f32 by the code generator.
+  module.walk([&](arith::DivFOp divide) {
+    if (getElementTypeOrSelf(divide.getType()).isF32())
+      divide.setFastmath(arith::FastMathFlags::afn);
+  });
 
   NvidiaTargetHooks hooks;
   tegula::LoweringOptions lowering;

@@ -13,7 +13,7 @@
 #mfma = #tile.matrix<{kind = "amd.mfma", version = [3], warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>
 module attributes {tile.num_warps = 4 : i32} {
 tile.func @matrix_layout(%v: f32, %p: !tile.ptr<f32>) {
-  // expected-error @+1 {{the generic lowering does not distribute the matrix-unit layout #tile.matrix<{kind = "amd.mfma", version = [3], warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}> (it knows nvidia.mma v2 16x8)}}
+  // expected-error @+1 {{the generic lowering does not distribute the matrix-unit layout #tile.matrix<{kind = "amd.mfma", version = [3], warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}> (it knows nvidia.mma v2 16x8 and v3)}}
   %x = tile.splat %v : f32 -> tensor<32x32xf32, #mfma>
   %ps = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #mfma>
   tile.store %ps, %x : tensor<32x32x!tile.ptr<f32>, #mfma>

@@ -583,10 +583,17 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
   std::string type = group.aType.isF16() ? "f16" : "bf16";
   std::string shape = "m64n" + std::to_string(group.n) + "k16";
   for (const auto &instruction : group.instructions) {
-    // {$0..$N-1}: the accumulators (tied to inputs N..2N-1), then the two
-    // descriptors, then the scale-d predicate's source.
+    // Operands: the accumulators $0..$N-1 (tied to $N..$2N-1), then A (a
+    // descriptor, or four registers), B's descriptor, and the scale-d
+    // predicate's source. With A in registers there is no transpose bit
+    // for A.
+    bool aInRegisters = !instruction.a.registers.empty();
+    if (aInRegisters && instruction.a.registers.size() != 4)
+      return failure();
+    int64_t next = 2 * numAcc;
+    int64_t aCount = aInRegisters ? 4 : 1;
     std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                       std::to_string(2 * numAcc + 2) +
+                       std::to_string(next + aCount + 1) +
                        ", 0;\nwgmma.mma_async.sync.aligned." + shape +
                        ".f32." + type + "." + type + " {";
     std::string constraints;
@@ -596,15 +603,28 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
     }
     for (int64_t i = 0; i < numAcc; ++i)
       constraints += std::to_string(i) + ",";
-    constraints += "l,l,r";
-    text += "}, $" + std::to_string(2 * numAcc) + ", $" +
-            std::to_string(2 * numAcc + 1) + ", p, 1, 1, " +
-            (instruction.a.mnMajor ? "1" : "0") + ", " +
-            (instruction.b.mnMajor ? "1" : "0") + ";\n}";
+    text += "}, ";
+    if (aInRegisters) {
+      text += "{";
+      for (int64_t i = 0; i < 4; ++i)
+        text += (i ? ", $" : "$") + std::to_string(next + i);
+      text += "}";
+      constraints += "r,r,r,r,l,r";
+    } else {
+      text += "$" + std::to_string(next);
+      constraints += "l,l,r";
+    }
+    text += ", $" + std::to_string(next + aCount) + ", p, 1, 1, ";
+    if (!aInRegisters)
+      text += std::string(instruction.a.mnMajor ? "1" : "0") + ", ";
+    text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n}";
     SmallVector<Value> operands;
     for (int64_t index : instruction.accIndices)
       operands.push_back(values[index]);
-    operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
+    if (aInRegisters)
+      llvm::append_range(operands, instruction.a.registers);
+    else
+      operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
     operands.push_back(buildMatrixDescriptor(builder, loc, instruction.b));
     operands.push_back(constantI32(builder, loc, 1));
     auto resultType = LLVM::LLVMStructType::getLiteral(

@@ -890,12 +890,19 @@ MATMUL_CASES = [
     ("fp32", 130, 100, 45, (32, 64, 32, 4), "", False),
     pytest.param("bf16", 100, 70, 90, (32, 64, 32, 2), "leaky_relu", False, marks=NEEDS_BF16),
     ("fp16", 1, 17, 5, (32, 64, 32, 8), "", False),                    # all smaller than a block
+    # Hopper's wgmma path (M a multiple of 64): a K-major B over 16
+    # pipelined iterations (the ring of buffers wraps), bf16 on one warp
+    # group with a masked last step, and a single step (fewer than stages).
+    ("fp16", 150, 200, 1000, (128, 128, 64, 8), "", True),
+    pytest.param("bf16", 64, 128, 40, (64, 128, 32, 4), "", False, marks=NEEDS_BF16),
+    ("fp16", 128, 64, 16, (128, 64, 64, 8), "leaky_relu", False),
 ]
 
 
 @pytest.mark.parametrize("dtype, m, n, k, blocks, activation, b_transposed", MATMUL_CASES,
                          ids=["fp16-leaky-128x256x64", "fp16-128x256x64", "fp16-32x64x32-bT",
-                              "fp32-32x64x32", "bf16-32x64x32-leaky", "fp16-1x17x5"])
+                              "fp32-32x64x32", "bf16-32x64x32-leaky", "fp16-1x17x5",
+                              "fp16-128x128x64-bT-k1000", "bf16-64x128x32", "fp16-128x64x64-k16"])
 def test_matmul_kernel(host, rng, dtype, m, n, k, blocks, activation, b_transposed):
     kernel = K["matmul_kernel"]
     dt = {"fp16": F16, "fp32": F32, "bf16": BF16}[dtype]

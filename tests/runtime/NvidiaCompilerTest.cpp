@@ -447,8 +447,9 @@ TEST(NvidiaTargetHooks, EveryHookCompilesToItsPtx) {
   EXPECT_EQ(linesWith(ptx, "bar.sync").size(), 1u) << ptx;
   EXPECT_TRUE(contains(ptx, "bar.sync \t0;") || contains(ptx, "bar.sync 0;"))
       << ptx;
-  // One array, 16-byte aligned, however many times the base was asked for.
-  EXPECT_EQ(linesWith(ptx, ".extern .shared .align 16 .b8 tegula_shared[];")
+  // One array, 1024-byte aligned (wgmma's 128-byte swizzle repeats every
+  // 1024 bytes), however many times the base was asked for.
+  EXPECT_EQ(linesWith(ptx, ".extern .shared .align 1024 .b8 tegula_shared[];")
                 .size(),
             1u)
       << ptx;

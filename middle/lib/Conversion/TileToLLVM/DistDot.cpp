@@ -244,7 +244,31 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       Value cols = b.create<arith::AddIOp>(loc, colBase, l.constI32(loc, col0));
       for (int64_t kk = 0; kk < k; kk += 16) {
         backend::SharedMatrixMultiply::Instruction instruction;
-        instruction.a = address(aShared, 1, rows, kk);
+        if (aShared.registerLayout) {
+          // mma.sync's A order, pairs packed into 32 bits.
+          SmallVector<Value> fragment;
+          for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {0, 1},
+                                {8, 0}, {8, 1}, {0, 8}, {0, 9}, {8, 8},
+                                {8, 9}}) {
+            int64_t reg = aShared.registerLayout->findReg({row0 + dm, kk + dk});
+            if (reg < 0)
+              return l.unsupported(op, "dot operand A does not line up with "
+                                       "the wgmma register fragments");
+            fragment.push_back(aShared.registers[reg]);
+          }
+          auto pairType = VectorType::get({2}, fragment.front().getType());
+          for (int64_t i = 0; i < 8; i += 2) {
+            Value pair = b.create<LLVM::PoisonOp>(loc, pairType);
+            pair = b.create<LLVM::InsertElementOp>(loc, pair, fragment[i],
+                                                   l.constI32(loc, 0));
+            pair = b.create<LLVM::InsertElementOp>(loc, pair, fragment[i + 1],
+                                                   l.constI32(loc, 1));
+            instruction.a.registers.push_back(
+                b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pair));
+          }
+        } else {
+          instruction.a = address(aShared, 1, rows, kk);
+        }
         instruction.b = address(bShared, 0, cols, kk);
         instruction.accIndices = accIndices;
         group.instructions.push_back(std::move(instruction));
@@ -634,6 +658,31 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     shared.contiguousDim = placement->contiguous;
     shared.swizzleBytes = placement->swizzle;
     shared.rows = placement->rows;
+    l.sharedOperands[result] = shared;
+    l.setRegs(result, {});
+    return success();
+  }
+
+  // A in the accumulator layout of a dot whose warps go along M only (the
+  // probabilities of attention): the registers already hold wgmma's A
+  // fragments.
+  auto sourceMatrix =
+      dyn_cast_or_null<tile::MatrixLayoutAttr>(type.getEncoding());
+  auto dotMatrix = cast<tile::MatrixLayoutAttr>(
+      cast<tile::DotOperandLayoutAttr>(
+          cast<RankedTensorType>(result.getType()).getEncoding())
+          .getParent());
+  if (opIdx == 0 && sourceMatrix && sourceMatrix.getKind() == "nvidia.mma" &&
+      sourceMatrix.getVersion() == dotMatrix.getVersion() &&
+      sourceMatrix.getWarpsPerCTA() == dotMatrix.getWarpsPerCTA() &&
+      dotMatrix.getWarpsPerCTA().size() == 2 &&
+      dotMatrix.getWarpsPerCTA()[1] == 1 &&
+      l.storageBytes(type.getElementType()) == 2) {
+    FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+    if (failed(layout))
+      return failure();
+    shared.registerLayout = *layout;
+    shared.registers = llvm::to_vector(l.regsOf(source));
     l.sharedOperands[result] = shared;
     l.setRegs(result, {});
     return success();

@@ -114,6 +114,11 @@ public:
     int64_t swizzleBytes = 128;
     /// The tile's extent along the other dimension.
     int64_t rows = 0;
+    /// An A operand left in registers instead (wgmma reads A from
+    /// registers): the accumulator layout of an earlier dot and its
+    /// registers; nothing is in shared memory then.
+    std::optional<DistLayout> registerLayout;
+    llvm::SmallVector<mlir::Value> registers;
   };
   /// The operand area: every convert_layout to a shared dot operand gets its
   /// own place (it may be read after later stagings), before the staging

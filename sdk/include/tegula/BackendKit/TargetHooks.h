@@ -196,6 +196,10 @@ public:
 struct SharedMatrixOperand {
   /// i32: the shared-memory address of the instruction's first element.
   mlir::Value address;
+  /// For A only, instead of |address|: the instruction's A fragment in this
+  /// thread's registers (NVIDIA: four .b32 registers of two 16-bit
+  /// elements each, in mma.sync's A order).
+  llvm::SmallVector<mlir::Value, 4> registers;
   /// Whether the operand is contiguous along M (A) or N (B) instead of K.
   bool mnMajor = false;
   int64_t swizzleBytes = 128;

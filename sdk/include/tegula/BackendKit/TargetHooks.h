@@ -9,11 +9,11 @@
 // Status: growing with its callers. middle/'s lowering (tegula/Conversion/
 // TileToLLVM.h) calls the program-id, scratch, print and assert hooks in
 // both execution models (the host plugin implements them); its distributed
-// model (the GPUs) also calls the thread, barrier, shuffle and matrix-unit
-// hooks (the NVIDIA plugin implements them). Likely next: async copies,
-// warp-group matrix instructions - every addition is an ABI-neutral C++
-// change, because hooks never cross the plugin C boundary: a plugin uses
-// them inside itself.
+// model (the GPUs) also calls the thread, barrier, shuffle, matrix-unit,
+// asynchronous-copy and shared-operand matrix hooks (the NVIDIA plugin
+// implements them: mma.sync, cp.async, wgmma). Every addition is an
+// ABI-neutral C++ change, because hooks never cross the plugin C boundary:
+// a plugin uses them inside itself.
 //
 // GpuDialectTargetHooks implements them with MLIR's `gpu` dialect, which
 // upstream conversions lower to NVVM (convert-gpu-to-nvvm), ROCDL

@@ -27,11 +27,18 @@ NvidiaLayoutPolicy::selectMatrixInstruction(const DotProblem &dot) const {
         (perGroup <= 256 || perGroup % 256 == 0))
       return MatrixInstruction{TG_MATRIX_UNIT_NVIDIA_MMA, 3, 64, 256, 16};
   }
-  // mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: operands of one half
-  // type, an f32 accumulator, whole instruction tiles.
-  MatrixInstruction mma{TG_MATRIX_UNIT_NVIDIA_MMA, 2, 16, 8, 16};
-  if (!halfToFloat || dot.m % mma.m ||
-      dot.n % mma.n || dot.k % mma.k)
+  // mma.sync.aligned.m16n8k16 on f16/bf16 into f32, m16n8k8 on f32 at
+  // tf32 precision (tl.dot's default for f32), m16n8k32 on i8 into i32:
+  // whole instruction tiles.
+  bool tf32 = dot.aType == TG_TYPE_F32 && dot.bType == TG_TYPE_F32 &&
+              dot.accType == TG_TYPE_F32 && dot.inputPrecision == "tf32";
+  bool int8 = dot.aType == TG_TYPE_I8 && dot.bType == TG_TYPE_I8 &&
+              dot.accType == TG_TYPE_I32;
+  if (!halfToFloat && !tf32 && !int8)
+    return std::nullopt;
+  MatrixInstruction mma{TG_MATRIX_UNIT_NVIDIA_MMA, 2, 16, 8,
+                        halfToFloat ? 16u : tf32 ? 8u : 32u};
+  if (dot.m % mma.m || dot.n % mma.n || dot.k % mma.k)
     return std::nullopt;
   return mma;
 }

@@ -422,49 +422,79 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildMatrixMultiply(
     ValueRange c) const {
   if (kind != "nvidia.mma" || version.size() != 1 || version[0] != 2 ||
       instrShape.size() != 2 || instrShape[0] != 16 || instrShape[1] != 8 ||
-      a.size() != 8 || b.size() != 4 || c.size() != 4)
+      a.empty() || c.size() != 4)
     return failure();
+  // The operand type picks the instruction: 16-bit floats m16n8k16, f32 as
+  // tf32 m16n8k8 (the registers' low 13 mantissa bits ignored, as Triton's
+  // input_precision="tf32"), i8 m16n8k32 (signed, into s32).
   Type operand = a.front().getType();
-  if (!operand.isF16() && !operand.isBF16())
+  std::string type, accType = "f32", shape;
+  int64_t width;
+  if (operand.isF16() || operand.isBF16()) {
+    type = operand.isF16() ? "f16" : "bf16";
+    shape = "m16n8k16";
+    width = 2;
+  } else if (operand.isF32()) {
+    type = "tf32";
+    shape = "m16n8k8";
+    width = 1;
+  } else if (operand.isInteger(8)) {
+    type = "s8";
+    accType = "s32";
+    shape = "m16n8k32";
+    width = 4;
+  } else {
+    return failure();
+  }
+  if (static_cast<int64_t>(a.size()) != 4 * width ||
+      static_cast<int64_t>(b.size()) != 2 * width)
     return failure();
   for (ValueRange operands : {a, b})
     for (Value value : operands)
       if (value.getType() != operand)
         return failure();
+  Type accElem = accType == "f32" ? Type(builder.getF32Type())
+                                  : Type(builder.getI32Type());
   for (Value value : c)
-    if (!value.getType().isF32())
+    if (value.getType() != accElem)
       return failure();
 
-  // Operand pairs (x0, x1) as one .b32 register, x0 in the low half.
+  // |width| consecutive operand elements as one .b32 register, the first in
+  // the low bits.
   MLIRContext *context = builder.getContext();
-  auto pairType = VectorType::get({2}, operand);
-  auto pack = [&](Value low, Value high) -> Value {
-    Value pair = builder.create<LLVM::PoisonOp>(loc, pairType);
-    pair = builder.create<LLVM::InsertElementOp>(loc, pair, low,
-                                                 constantI32(builder, loc, 0));
-    pair = builder.create<LLVM::InsertElementOp>(loc, pair, high,
-                                                 constantI32(builder, loc, 1));
-    return builder.create<LLVM::BitcastOp>(loc, builder.getI32Type(), pair);
+  auto pack = [&](ValueRange elements) -> Value {
+    if (elements.size() == 1)
+      return builder.create<LLVM::BitcastOp>(loc, builder.getI32Type(),
+                                             elements.front());
+    auto vectorType = VectorType::get(
+        {static_cast<int64_t>(elements.size())}, operand);
+    Value vector = builder.create<LLVM::PoisonOp>(loc, vectorType);
+    for (auto [i, element] : llvm::enumerate(elements))
+      vector = builder.create<LLVM::InsertElementOp>(
+          loc, vector, element,
+          constantI32(builder, loc, static_cast<int32_t>(i)));
+    return builder.create<LLVM::BitcastOp>(loc, builder.getI32Type(), vector);
   };
   SmallVector<Value> operands;
-  for (unsigned i = 0; i < 8; i += 2)
-    operands.push_back(pack(a[i], a[i + 1]));
-  for (unsigned i = 0; i < 4; i += 2)
-    operands.push_back(pack(b[i], b[i + 1]));
+  for (int64_t i = 0; i < 4; ++i)
+    operands.push_back(pack(a.slice(i * width, width)));
+  for (int64_t i = 0; i < 2; ++i)
+    operands.push_back(pack(b.slice(i * width, width)));
   operands.append(c.begin(), c.end());
 
-  std::string type = operand.isF16() ? "f16" : "bf16";
-  std::string text = "mma.sync.aligned.m16n8k16.row.col.f32." + type + "." +
-                     type +
-                     ".f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
+  std::string text = "mma.sync.aligned." + shape + ".row.col." + accType +
+                     "." + type + "." + type + "." + accType +
+                     " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                      "{$10, $11, $12, $13};";
-  Type f32 = builder.getF32Type();
-  auto resultType =
-      LLVM::LLVMStructType::getLiteral(context, {f32, f32, f32, f32});
+  std::string acc = accType == "f32" ? "f" : "r";
+  std::string constraints = "=" + acc + ",=" + acc + ",=" + acc + ",=" + acc +
+                            ",r,r,r,r,r,r," + acc + "," + acc + "," + acc +
+                            "," + acc;
+  auto resultType = LLVM::LLVMStructType::getLiteral(
+      context, {accElem, accElem, accElem, accElem});
   auto mma = builder.create<LLVM::InlineAsmOp>(
-      loc, resultType, operands, text,
-      "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", /*has_side_effects=*/false,
-      /*is_align_stack=*/false,
+      loc, resultType, operands, text, constraints,
+      /*has_side_effects=*/false, /*is_align_stack=*/false,
       LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
   SmallVector<Value> d;

@@ -80,11 +80,12 @@ public:
                      llvm::StringRef message, llvm::StringRef file,
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const override;
-  /// "nvidia.mma" version 2, instruction 16x8 (k 16): one
-  /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` as
-  /// inline PTX (sm_80 and later), from 8 A and 4 B f16 or bf16 elements
-  /// (packed in pairs into .b32 registers) and 4 f32 C elements. Failure
-  /// for any other kind, version, shape or types.
+  /// "nvidia.mma" version 2, instruction 16x8: one `mma.sync.aligned` as
+  /// inline PTX (sm_80 and later), the operand type choosing the shape:
+  /// m16n8k16 from 8 A and 4 B f16 or bf16 elements, m16n8k8 tf32 from 4 A
+  /// and 2 B f32 elements, m16n8k32 s8 from 16 A and 8 B i8 elements
+  /// (packed into .b32 registers), with 4 f32 (i32 for s8) C elements.
+  /// Failure for any other kind, version, shape or types.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   buildMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
                       llvm::StringRef kind, llvm::ArrayRef<int64_t> version,

@@ -929,7 +929,11 @@ def test_matmul_kernel(host, rng, dtype, m, n, k, blocks, activation, b_transpos
     what = "matmul %s %dx%dx%d blocks=%s act=%r bT=%s" % (dtype, m, n, k, blocks, activation,
                                                         b_transposed)
     # fp32 accumulation (fp16/bf16 products are exact), one rounding to fp16.
-    assert_close(c.a, expected, rng, what, rtol=1e-3, atol=2e-3)
+    # fp32 inputs on NVIDIA multiply at tl.dot's default precision, tf32
+    # (10-bit mantissas, as on Triton): K=45 products of N(0, 1) values.
+    tf32 = dtype == "fp32" and TEST_DEVICE.startswith("nvidia")
+    assert_close(c.a, expected, rng, what, rtol=1e-2 if tf32 else 1e-3,
+                 atol=2e-2 if tf32 else 2e-3)
     c.assert_untouched(rng)
 
 

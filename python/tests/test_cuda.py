@@ -103,3 +103,43 @@ def test_cuda_tensor_on_the_host_device(nv):
         with pytest.raises(ValueError, match="only a device of the nvidia plugin can use, "
                                              "but the launch is on host:0"):
             add_kernel[(1,)](x, x, x, 16, BLOCK_SIZE=16, device=host)
+
+
+def test_int8_dot_is_exact(nv):
+    """tl.dot on int8 (mma.sync m16n8k32 s8 into s32) equals the integer
+    product exactly, including the extremes."""
+    from kernels.dot_kernels import int8_dot_kernel
+    g = torch.Generator(device="cuda").manual_seed(7)
+    m, n, k = 64, 32, 64
+    a = torch.randint(-128, 128, (m, k), device="cuda", dtype=torch.int8, generator=g)
+    b = torch.randint(-128, 128, (k, n), device="cuda", dtype=torch.int8, generator=g)
+    a[0, :] = -128
+    b[:, 0] = -128
+    c = torch.full((m, n), -7, device="cuda", dtype=torch.int32)
+    run_or_skip_compile(lambda: int8_dot_kernel[(1,)](a, b, c, M=m, N=n, K=k))
+    torch.cuda.synchronize()
+    expected = a.cpu().to(torch.int64) @ b.cpu().to(torch.int64)
+    assert torch.equal(c.cpu().to(torch.int64), expected)
+
+
+@pytest.mark.parametrize("precision", ["tf32", "ieee"])
+def test_f32_dot_precision(nv, precision):
+    """f32 dots: tf32 (tl.dot's default; mma.sync m16n8k8) is within tf32's
+    rounding of the exact product and measurably coarser than ieee (FMA),
+    which is within f32's."""
+    from kernels.dot_kernels import f32_dot_kernel
+    g = torch.Generator(device="cuda").manual_seed(11)
+    m, n, k = 64, 64, 64
+    a = torch.randn((m, k), device="cuda", generator=g)
+    b = torch.randn((k, n), device="cuda", generator=g)
+    c = torch.full((m, n), float("nan"), device="cuda")
+    run_or_skip_compile(lambda: f32_dot_kernel[(1,)](a, b, c, M=m, N=n, K=k,
+                                                     PRECISION=precision))
+    torch.cuda.synchronize()
+    exact = a.cpu().double() @ b.cpu().double()
+    err = (c.cpu().double() - exact).abs().max().item()
+    bound = (a.cpu().double().abs() @ b.cpu().double().abs()).max().item()
+    if precision == "tf32":
+        assert 1e-7 * bound < err <= 2 * 2.0 ** -10 * bound, err
+    else:
+        assert err <= 64 * 2.0 ** -24 * bound, err

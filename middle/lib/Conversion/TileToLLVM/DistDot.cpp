@@ -28,9 +28,15 @@ operandRegisters(DistLowerer &l, tile::DotOp op, Value operand, int64_t opIdx,
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(operand.getType());
   FailureOr<DistLayout> from = l.layoutOf(type, loc);
+  // A matrix unit's operand keeps a 32-bit register's worth of elements
+  // together along K (as LayoutSelection chooses).
+  int64_t kWidth = 0;
+  if (isa<tile::MatrixLayoutAttr>(parent))
+    kWidth = std::max<int64_t>(
+        1, 32 / std::max<int64_t>(8, l.storageBytes(type.getElementType()) * 8));
   auto wanted = RankedTensorType::get(
       type.getShape(), type.getElementType(),
-      tile::DotOperandLayoutAttr::get(l.ctx, opIdx, parent, 0));
+      tile::DotOperandLayoutAttr::get(l.ctx, opIdx, parent, kWidth));
   FailureOr<DistLayout> to = l.layoutOf(wanted, loc);
   if (failed(from) || failed(to))
     return failure();
@@ -48,10 +54,16 @@ LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
   auto dType = cast<RankedTensorType>(op.getD().getType());
   Type aElem = aType.getElementType();
   Type bElem = cast<RankedTensorType>(op.getB().getType()).getElementType();
-  if (!(aElem.isF16() || aElem.isBF16()) || aElem != bElem ||
-      !dType.getElementType().isF32())
-    return l.unsupported(op, "nvidia.mma dots take f16 or bf16 operands and "
-                             "an f32 accumulator");
+  Type dElem = dType.getElementType();
+  // f16/bf16 (m16n8k16) and f32 as tf32 (m16n8k8) into f32; 8-bit
+  // integers (m16n8k32) into i32.
+  bool half = (aElem.isF16() || aElem.isBF16()) && dElem.isF32();
+  bool tf32 = aElem.isF32() && dElem.isF32();
+  bool int8 = aElem.isInteger(8) && dElem.isInteger(32);
+  if (aElem != bElem || !(half || tf32 || int8))
+    return l.unsupported(op, "nvidia.mma dots take f16 or bf16 operands into "
+                             "f32, f32 operands (as tf32) into f32, or i8 "
+                             "operands into i32");
   FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
   FailureOr<DistLayout> cLayout =
       l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);
@@ -65,13 +77,28 @@ LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
                                      dType.getElementType(), *dLayout);
   int64_t rank = dType.getRank();
   int64_t m = rank - 2, n = rank - 1;
-  int64_t instrK = 16;
+  // Operand elements per 32-bit register along K, and the instruction's K.
+  int64_t width = tf32 ? 1 : int8 ? 4 : 2;
+  int64_t instrK = 8 * width;
   int64_t k = aType.getDimSize(rank - 1);
   if (k % instrK != 0)
-    return l.unsupported(op, "K must be a multiple of 16 for nvidia.mma");
+    return l.unsupported(op, "K must be a multiple of " +
+                                 std::to_string(instrK) + " for nvidia.mma");
   auto find = [&](const DistLayout &layout, Coords coords) -> int64_t {
     return layout.findReg(coords);
   };
+  // The fragments' element offsets (mma.sync's register order): A
+  // (row, k) in four registers of |width| elements: rows g and g + 8, then
+  // K halves 4 x width apart; B k in two registers.
+  SmallVector<std::pair<int64_t, int64_t>> aOffsets;
+  SmallVector<int64_t> bOffsets;
+  for (int64_t half : {int64_t(0), 4 * width}) {
+    for (int64_t row : {0, 8})
+      for (int64_t e = 0; e < width; ++e)
+        aOffsets.push_back({row, half + e});
+    for (int64_t e = 0; e < width; ++e)
+      bOffsets.push_back(half + e);
+  }
   for (auto [r, coords] : llvm::enumerate(dLayout->regOffsets)) {
     if ((coords[m] & 8) || (coords[n] & 1))
       continue;
@@ -93,8 +120,7 @@ LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
       c.push_back(acc[reg]);
     for (int64_t kBase = 0; kBase < k; kBase += instrK) {
       SmallVector<Value> aFragment, bFragment;
-      for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {0, 1}, {8, 0},
-                            {8, 1}, {0, 8}, {0, 9}, {8, 8}, {8, 9}}) {
+      for (auto [dm, dk] : aOffsets) {
         Coords coordsA(coords);
         coordsA[m] += dm;
         coordsA[n] = kBase + dk;
@@ -104,7 +130,7 @@ LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
                                    "nvidia.mma fragments");
         aFragment.push_back(a->second[reg]);
       }
-      for (int64_t dk : {0, 1, 8, 9}) {
+      for (int64_t dk : bOffsets) {
         Coords coordsB(coords);
         coordsB[m] = kBase + dk;
         int64_t reg = find(b->first, coordsB);

@@ -150,7 +150,12 @@ void addZeros(Bases &bases, SmallVector<Coords> &list, int64_t count) {
 /// (k = 2t + 8 + {0,1}, g). Warps tile M first, then N, then the batch;
 /// repetitions cover the rest. Register order follows the fragments.
 FailureOr<Bases> mmaV2Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
-                            int64_t opIdx, Location loc) {
+                            int64_t opIdx, int64_t kWidth, Location loc) {
+  // |kWidth| operand elements per 32-bit register along K: 2 for 16-bit
+  // types (m16n8k16), 1 for tf32 (m16n8k8), 4 for 8-bit integers
+  // (m16n8k32); the instruction's K is 8 x kWidth.
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    kWidth = 2;
   int64_t rank = shape.size();
   if ((rank != 2 && rank != 3) ||
       static_cast<int64_t>(warps.size()) != rank)
@@ -180,7 +185,7 @@ FailureOr<Bases> mmaV2Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
     reps({n, m});
   } else if (opIdx == 0) {
     int64_t k = n; // A is [.., M, K]
-    bases.add(bases.reg, covered, k, 2);
+    bases.add(bases.reg, covered, k, kWidth);
     bases.add(bases.lane, covered, k, 4);
     bases.add(bases.lane, covered, m, 8);
     bases.add(bases.reg, covered, m, 2);
@@ -191,7 +196,7 @@ FailureOr<Bases> mmaV2Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
     reps({k, m});
   } else {
     int64_t k = m, cols = n; // B is [.., K, N]
-    bases.add(bases.reg, covered, k, 2);
+    bases.add(bases.reg, covered, k, kWidth);
     bases.add(bases.lane, covered, k, 4);
     bases.add(bases.lane, covered, cols, 8);
     bases.add(bases.reg, covered, k, 2);
@@ -241,11 +246,11 @@ FailureOr<Bases> mmaV3Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
 /// The bases of matrix layout |matrix|'s accumulator (opIdx -1) or operand.
 FailureOr<Bases> matrixBases(tile::MatrixLayoutAttr matrix,
                              ArrayRef<int64_t> shape, int64_t opIdx,
-                             Location loc) {
+                             int64_t kWidth, Location loc) {
   if (matrix.getKind() == "nvidia.mma" && !matrix.getVersion().empty() &&
       matrix.getVersion().front() == 2 &&
       matrix.getInstrShape() == ArrayRef<int64_t>{16, 8})
-    return mmaV2Bases(shape, matrix.getWarpsPerCTA(), opIdx, loc);
+    return mmaV2Bases(shape, matrix.getWarpsPerCTA(), opIdx, kWidth, loc);
   if (matrix.getKind() == "nvidia.mma" && !matrix.getVersion().empty() &&
       matrix.getVersion().front() == 3 && matrix.getInstrShape().size() == 2)
     return mmaV3Bases(shape, matrix.getWarpsPerCTA(),
@@ -278,7 +283,8 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
   }
   if (auto operand = dyn_cast<tile::DotOperandLayoutAttr>(layout)) {
     if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(operand.getParent()))
-      return matrixBases(matrix, shape, operand.getOpIdx(), loc);
+      return matrixBases(matrix, shape, operand.getOpIdx(),
+                         operand.getKWidth(), loc);
     if (!isa<tile::BlockedLayoutAttr>(operand.getParent()))
       return emitError(loc) << "a dot operand of the parent layout "
                             << operand.getParent();
@@ -304,7 +310,7 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
     return parent;
   }
   if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(layout))
-    return matrixBases(matrix, shape, -1, loc);
+    return matrixBases(matrix, shape, -1, 0, loc);
   return emitError(loc) << "not a distributed layout: " << layout;
 }
 

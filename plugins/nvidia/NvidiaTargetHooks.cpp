@@ -571,6 +571,41 @@ LogicalResult NvidiaTargetHooks::buildAsyncCopy(OpBuilder &builder,
   return success();
 }
 
+FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixLoad(
+    OpBuilder &builder, Location loc, Value address, unsigned count,
+    bool transpose) const {
+  if (count != 1 && count != 2 && count != 4)
+    return failure();
+  MLIRContext *context = builder.getContext();
+  Type i32 = builder.getI32Type();
+  Value shared = builder.create<LLVM::PtrToIntOp>(loc, i32, address);
+  std::string text = "ldmatrix.sync.aligned.m8n8.x" + std::to_string(count) +
+                     (transpose ? ".trans" : "") + ".shared.b16 {";
+  std::string constraints;
+  for (unsigned i = 0; i < count; ++i) {
+    text += (i ? ", $" : "$") + std::to_string(i);
+    constraints += "=r,";
+  }
+  text += "}, [$" + std::to_string(count) + "];";
+  constraints += "r";
+  Type result = count == 1 ? i32
+                           : Type(LLVM::LLVMStructType::getLiteral(
+                                 context, SmallVector<Type>(count, i32)));
+  auto load = builder.create<LLVM::InlineAsmOp>(
+      loc, result, ValueRange{shared}, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> values;
+  if (count == 1)
+    values.push_back(load.getResult(0));
+  else
+    for (unsigned i = 0; i < count; ++i)
+      values.push_back(builder.create<LLVM::ExtractValueOp>(
+          loc, load.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)}));
+  return values;
+}
+
 void NvidiaTargetHooks::buildAsyncCommit(OpBuilder &builder,
                                          Location loc) const {
   buildSideEffectAsm(builder, loc, "cp.async.commit_group;");

@@ -102,6 +102,11 @@ public:
                         mlir::Location loc) const override;
   void buildAsyncWait(mlir::OpBuilder &builder, mlir::Location loc,
                       int64_t pending) const override;
+  /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`.
+  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildSharedMatrixLoad(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value address, unsigned count,
+                        bool transpose) const override;
   /// `fence.proxy.async.shared::cta`: stores to shared memory become
   /// visible to wgmma.
   void buildSharedOperandFence(mlir::OpBuilder &builder,

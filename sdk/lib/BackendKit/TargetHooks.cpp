@@ -51,6 +51,12 @@ void TargetHooks::buildAsyncCommit(OpBuilder &, Location) const {}
 
 void TargetHooks::buildAsyncWait(OpBuilder &, Location, int64_t) const {}
 
+FailureOr<llvm::SmallVector<Value>>
+TargetHooks::buildSharedMatrixLoad(OpBuilder &, Location, Value, unsigned,
+                                   bool) const {
+  return failure();
+}
+
 void TargetHooks::buildSharedOperandFence(OpBuilder &, Location) const {}
 
 FailureOr<llvm::SmallVector<Value>>

@@ -770,6 +770,135 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   return success();
 }
 
+FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
+    DistLowerer &l, Location loc, const DistLayout &from,
+    ArrayRef<Value> values, Type elem, const DistLayout &to, int64_t opIdx) {
+  OpBuilder &b = l.b;
+  if (from.getRank() != 2 || l.storageBytes(elem) != 2)
+    return failure();
+  {
+    // Only when the target has the instruction (asked on a scratch block).
+    Block probe;
+    OpBuilder builder(l.ctx);
+    builder.setInsertionPointToStart(&probe);
+    Value address = builder.create<LLVM::PoisonOp>(
+        loc, l.sharedOperandBase ? l.sharedOperandBase.getType()
+                                 : l.scratchBase.getType());
+    bool supported =
+        succeeded(l.hooks.buildSharedMatrixLoad(builder, loc, address, 4,
+                                                false));
+    probe.dropAllDefinedValueUses();
+    probe.clear();
+    if (!supported)
+      return failure();
+  }
+  // Staged with the registers' run contiguous (K-major or MN-major), rows
+  // of 128 bytes padded by 16 so that the eight rows of a matrix fall on
+  // different banks.
+  int64_t kDim = opIdx == 0 ? 1 : 0;
+  int64_t contiguous = from.getRunDim() >= 0 ? from.getRunDim() : kDim;
+  int64_t other = 1 - contiguous;
+  int64_t extent = from.shape[contiguous];
+  int64_t stride = extent + ((extent * 2) % 128 == 0 ? 8 : 0);
+  if (extent % 8 != 0 || from.shape[other] % 8 != 0)
+    return failure();
+  SmallVector<int64_t> strides(2, 0);
+  strides[contiguous] = 1;
+  strides[other] = stride;
+  l.reserveShared(stride * from.shape[other] * 2);
+  l.stageRegisters(loc, from, values, elem, strides, contiguous);
+  l.barrier(loc);
+
+  // This thread's warp offsets in |to| (lanes are ldmatrix's business).
+  SmallVector<Value> warpOffset(2, l.constI32(loc, 0));
+  for (auto [bit, basis] : llvm::enumerate(to.warpBases))
+    for (int64_t d = 0; d < 2; ++d)
+      if (basis[d]) {
+        Value set = b.create<arith::AndIOp>(
+            loc,
+            b.create<arith::ShRUIOp>(loc, l.warpId,
+                                     l.constI32(loc, static_cast<int64_t>(bit))),
+            l.constI32(loc, 1));
+        warpOffset[d] = b.create<arith::AddIOp>(
+            loc, warpOffset[d],
+            b.create<arith::MulIOp>(loc, set, l.constI32(loc, basis[d])));
+      }
+  Value row = b.create<arith::AndIOp>(loc, l.laneId, l.constI32(loc, 7));
+  Value matrix = b.create<arith::ShRUIOp>(loc, l.laneId, l.constI32(loc, 3));
+  bool transpose = contiguous != kDim;
+  int64_t mnDim = 1 - kDim;
+
+  // The fragments: per 16 (A: rows) x 16 (K) block of A, four matrices
+  // (rows 0-7 / 8-15, K 0-7 / 8-15); per 16 (K) x 8 (N) block of B, two
+  // (K 0-7 / 8-15); an i32 of matrix i holds elements (g, 2t) and (g, 2t+1)
+  // of it, K along the columns.
+  SmallVector<Value> result(to.getNumRegs());
+  int64_t mnBlock = opIdx == 0 ? 16 : 8;
+  unsigned count = opIdx == 0 ? 4 : 2;
+  for (auto [r, coords] : llvm::enumerate(to.regOffsets)) {
+    if (coords[mnDim] % mnBlock != 0 || coords[kDim] % 16 != 0)
+      continue;
+    // Matrix i's origin relative to the block: A (8 (i % 2), 8 (i / 2)) in
+    // (rows, K); B (K 8 i).
+    auto origin = [&](int64_t i) {
+      Coords c(coords);
+      if (opIdx == 0) {
+        c[mnDim] += 8 * (i % 2);
+        c[kDim] += 8 * (i / 2);
+      } else {
+        c[kDim] += 8 * i;
+      }
+      return c;
+    };
+    // This lane's row address: matrix (lane / 8)'s row (lane % 8) runs along
+    // the contiguous dimension.
+    Value lane[2];
+    for (int64_t d = 0; d < 2; ++d) {
+      SmallVector<Value> choices;
+      Value pick;
+      for (unsigned i = 0; i < count; ++i) {
+        Value value = l.constI32(loc, origin(i)[d]);
+        pick = i == 0 ? value
+                      : b.create<arith::SelectOp>(
+                            loc,
+                            b.create<arith::CmpIOp>(loc,
+                                                    arith::CmpIPredicate::eq,
+                                                    matrix, l.constI32(loc, i)),
+                            value, pick)
+                            .getResult();
+      }
+      lane[d] = b.create<arith::AddIOp>(loc, pick, warpOffset[d]);
+    }
+    lane[other] = b.create<arith::AddIOp>(loc, lane[other], row);
+    Value index = b.create<arith::AddIOp>(
+        loc, lane[contiguous],
+        b.create<arith::MulIOp>(loc, lane[other], l.constI32(loc, stride)));
+    Value address = l.sharedAddress(loc, 0, elem, index);
+    FailureOr<SmallVector<Value>> loaded =
+        l.hooks.buildSharedMatrixLoad(b, loc, address, count, transpose);
+    if (failed(loaded))
+      return failure();
+    auto pairType = VectorType::get({2}, l.storageType(elem));
+    for (unsigned i = 0; i < count; ++i) {
+      Value pair = b.create<LLVM::BitcastOp>(loc, pairType, (*loaded)[i]);
+      for (int64_t e = 0; e < 2; ++e) {
+        Coords at = origin(i);
+        at[kDim] += e;
+        int64_t reg = to.findReg(at);
+        if (reg < 0)
+          return failure();
+        result[reg] =
+            b.create<LLVM::ExtractElementOp>(loc, pair, l.constI32(loc, e));
+      }
+    }
+  }
+  l.barrier(loc);
+  for (Value value : result)
+    if (!value)
+      return failure();
+  return result;
+}
+
 std::optional<LogicalResult>
 tegula::lowering::lowerDistDot(DistLowerer &l, Operation *op) {
   if (auto dot = dyn_cast<tile::DotOp>(op))

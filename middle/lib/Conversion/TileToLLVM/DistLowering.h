@@ -260,6 +260,17 @@ llvm::DenseMap<mlir::Value, int64_t> findAsyncOperandLoads(DistLowerer &l,
 /// Lowers a load of asyncLoads: asynchronous copies into its buffer.
 mlir::LogicalResult lowerAsyncOperandLoad(DistLowerer &l, tile::LoadOp load);
 
+/// The registers of a 2-D tile of 16-bit |elem| (|values| in layout |from|)
+/// in |to|, the nvidia.mma v2 layout of operand |opIdx|: staged in shared
+/// memory and read back as whole fragments with
+/// TargetHooks::buildSharedMatrixLoad (ldmatrix). Failure, with nothing
+/// built, when the target has no such loads or the shapes do not fit.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+convertToMatrixFragments(DistLowerer &l, mlir::Location loc,
+                         const DistLayout &from,
+                         llvm::ArrayRef<mlir::Value> values, mlir::Type elem,
+                         const DistLayout &to, int64_t opIdx);
+
 /// Stores the source of |convert| (a convert_layout to a shared matrix
 /// operand) to its place in the operand area (DistDot.cpp).
 mlir::LogicalResult lowerSharedMatrixOperand(DistLowerer &l,

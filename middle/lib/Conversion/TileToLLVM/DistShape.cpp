@@ -347,6 +347,22 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
         l.layoutOf(cast<RankedTensorType>(op->getResult(0).getType()), loc);
     if (failed(from) || failed(to))
       return failure();
+    // mma.sync operands of 16-bit elements: whole fragments with ldmatrix
+    // where the target has it and the registers do not line up already.
+    auto operand = dyn_cast_or_null<tile::DotOperandLayoutAttr>(
+        cast<RankedTensorType>(op->getResult(0).getType()).getEncoding());
+    auto matrix = operand ? dyn_cast<tile::MatrixLayoutAttr>(operand.getParent())
+                          : nullptr;
+    if (matrix && !from->sameThreadPart(*to) &&
+        matrix.getVersion() == ArrayRef<int64_t>{2}) {
+      FailureOr<SmallVector<Value>> fragments = convertToMatrixFragments(
+          l, loc, *from, l.regsOf(op->getOperand(0)),
+          srcType.getElementType(), *to, operand.getOpIdx());
+      if (succeeded(fragments)) {
+        l.setRegs(op->getResult(0), *fragments);
+        return success();
+      }
+    }
     l.setRegs(op->getResult(0),
               l.convert(loc, *from, l.regsOf(op->getOperand(0)),
                         srcType.getElementType(), *to));

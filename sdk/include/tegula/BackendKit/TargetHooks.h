@@ -170,6 +170,18 @@ public:
   virtual void buildAsyncWait(mlir::OpBuilder &builder, mlir::Location loc,
                               int64_t pending) const;
 
+  /// Loads |count| (1, 2 or 4) 8x8 matrices of 16-bit elements from shared
+  /// memory, each row 16 contiguous bytes whose address (a pointer in the
+  /// shared address space) lanes 8i..8i+7 give for matrix i; returns one
+  /// i32 per matrix holding this lane's two elements: row lane / 4,
+  /// columns 2 (lane % 4) and + 1, or with |transpose| column lane / 4,
+  /// rows 2 (lane % 4) and + 1 (NVIDIA: ldmatrix). Failure (the default):
+  /// the caller reads shared memory itself.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildSharedMatrixLoad(mlir::OpBuilder &builder, mlir::Location loc,
+                        mlir::Value address, unsigned count,
+                        bool transpose) const;
+
   /// Makes this thread's ordinary stores to shared memory visible to
   /// matrix instructions that read shared memory themselves (NVIDIA:
   /// `fence.proxy.async.shared::cta`); the caller follows it with a

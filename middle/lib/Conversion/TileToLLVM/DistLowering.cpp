@@ -338,6 +338,14 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
         return;
     l.deferredLoads.insert(load);
   });
+  kernel.walk([&](tile::ConvertLayoutOp convert) {
+    if (!convert->hasOneUse() || isSharedMatrixOperand(convert.getType()))
+      return;
+    auto store = dyn_cast<tile::StoreOp>(*convert->getUsers().begin());
+    if (store && store.getValue() == convert.getResult() &&
+        isa<tile::PointerType>(store.getPtr().getType()))
+      l.deferredConverts.insert(convert);
+  });
   l.sharedOperandBase = l.scratchBase;
   if (l.operandBytes)
     l.scratchBase = b.create<LLVM::GEPOp>(

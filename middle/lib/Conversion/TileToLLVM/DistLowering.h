@@ -129,6 +129,9 @@ public:
   /// asynchronous copies where the target has them) and the load itself
   /// produces no registers.
   llvm::DenseSet<mlir::Operation *> deferredLoads;
+  /// Layout conversions whose only use is a block-pointer store: the store
+  /// takes the source's registers and the conversion builds nothing.
+  llvm::DenseSet<mlir::Operation *> deferredConverts;
   /// Software-pipelined operand loads (tile::pipelineSharedOperandLoads):
   /// loads whose tile reaches a conversion to a shared matrix operand
   /// through a loop's iter_args copy it asynchronously into one of |slots|

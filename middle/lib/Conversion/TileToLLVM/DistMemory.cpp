@@ -365,13 +365,20 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
 LogicalResult lowerBlockStore(DistLowerer &l, tile::StoreOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto type = cast<RankedTensorType>(op.getValue().getType());
+  // A block pointer addresses every element itself: the tile is stored
+  // from the registers of the layout it was converted from (the
+  // conversion was not lowered: DistLowerer::deferredConverts).
+  Value stored = op.getValue();
+  if (auto convert = stored.getDefiningOp<tile::ConvertLayoutOp>();
+      convert && l.deferredConverts.contains(convert))
+    stored = convert.getSrc();
+  auto type = cast<RankedTensorType>(stored.getType());
   Type elem = type.getElementType();
   FailureOr<DistLayout> layout = l.layoutOf(type, loc);
   if (failed(layout))
     return failure();
   Value owner = layout->hasReplication() ? l.isOwner(*layout) : Value();
-  ArrayRef<Value> values = l.regsOf(op.getValue());
+  ArrayRef<Value> values = l.regsOf(stored);
   SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
   int64_t elemBytes = l.storageBytes(elem);
   int64_t width =

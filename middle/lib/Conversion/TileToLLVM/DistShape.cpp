@@ -341,6 +341,11 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
   if (isa<tile::ConvertLayoutOp>(op)) {
     if (isSharedMatrixOperand(op->getResult(0).getType()))
       return lowerSharedMatrixOperand(l, op);
+    if (l.deferredConverts.contains(op)) {
+      // Its block-pointer store takes the source's registers.
+      l.setRegs(op->getResult(0), {});
+      return success();
+    }
     auto srcType = cast<RankedTensorType>(op->getOperand(0).getType());
     FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
     FailureOr<DistLayout> to =

@@ -734,7 +734,12 @@ def test_seeded_dropout_rows_philox_bit_exact(host, rng, n_rounds, p):
     assert_equal(out.a != 0, keep, rng, what + ": keep mask (Philox)")
     p32 = np.float32(p)
     scale = np.float32(1) / (np.float32(1) - p32) if p < 1.0 else np.float32(0)
-    ulp_close(out.a, np.where(keep, x.a.astype(F64) * float(scale), 0.0), F32, rng, what, ulps=2)
+    # On NVIDIA the kernel's `1.0 / (1.0 - p)` is div.full.f32 (as on Triton):
+    # up to 2 ulp of the scale, which can be 4 of the product's, plus the
+    # product's own rounding.
+    ulps = 5 if TEST_DEVICE.startswith("nvidia") else 2
+    ulp_close(out.a, np.where(keep, x.a.astype(F64) * float(scale), 0.0), F32, rng, what,
+              ulps=ulps)
     out.assert_untouched(rng)
 
 

@@ -255,6 +255,10 @@ tegula::nvidia::compileTileModule(ModuleOp module,
     module.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
     // Loads feeding wgmma operands run num_stages - 1 iterations ahead
     // (3 stages unless the kernel or the loop says otherwise).
+    if (options.numStages)
+      module->setAttr(tegula::tile::kNumStagesAttr,
+                      IntegerAttr::get(IntegerType::get(&context, 32),
+                                       options.numStages));
     if (failed(tegula::tile::pipelineSharedOperandLoads(
             module, 3, tegula::isSharedMatrixOperand)) ||
         !diagnostics.empty())

@@ -83,6 +83,9 @@ struct NvidiaCompileOptions {
   std::string target;
   /// Warps per block; 0: the module's tile.num_warps, else 4.
   unsigned numWarps = 0;
+  /// Software-pipelining depth of dot loops (1: none); 0: each loop's or
+  /// the module's tile.num_stages, else 3.
+  unsigned numStages = 0;
   CompileStage stage = CompileStage::Image;
   /// At CompileStage::Image, fail when no ptxas is found (instead of
   /// shipping PTX alone).

@@ -25,6 +25,11 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -74,12 +79,16 @@ public:
 
   /// Compiles for one of the targets, with or without a device. Options:
   /// num_warps (1..32, a power of 2; default: the module's, else 4);
-  /// num_stages and kernel are accepted and not used yet.
+  /// num_stages (1..8: the software-pipelining depth of dot loops; default:
+  /// the module's, else 3); kernel is accepted and not used.
   Status compile(const CompileRequest &request,
                  std::unique_ptr<CompiledImage> &image) override {
     NvidiaCompileOptions options;
     options.target = request.target;
     Status status = unsignedOption(request, "num_warps", 32, options.numWarps);
+    if (!status.ok())
+      return status;
+    status = unsignedOption(request, "num_stages", 8, options.numStages);
     if (!status.ok())
       return status;
 
@@ -95,6 +104,13 @@ public:
     llvm::Expected<NvidiaKernel> kernel = compileTileModule(**module, options);
     if (!kernel)
       return toStatus(kernel.takeError());
+    // TEGULA_NVIDIA_TIME_STAGES=1: each stage's time on stderr, as
+    // `tegula compile --time-stages` prints it.
+    if (const char *time = std::getenv("TEGULA_NVIDIA_TIME_STAGES");
+        time && llvm::StringRef(time) == "1")
+      for (const auto &[stage, seconds] : kernel->stageSeconds)
+        llvm::errs() << "tegula nvidia " << kernel->name << ": " << stage
+                     << " " << llvm::format("%.1f", seconds * 1e3) << " ms\n";
 
     auto result = std::make_unique<CompiledImage>();
     result->name = kernel->name;

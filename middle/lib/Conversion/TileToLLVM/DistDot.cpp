@@ -497,6 +497,22 @@ Value swizzledAddress(DistLowerer &l, Location loc,
                                ValueRange{bytes});
 }
 
+/// Ends the conversion to a shared operand |result| placed as |placement|:
+/// this thread's writes made visible to the matrix unit, every thread's
+/// done (a barrier), the place recorded for the dot.
+LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
+                                  DistLowerer::SharedOperand shared,
+                                  const OperandPlacement &placement) {
+  l.hooks.buildSharedOperandFence(l.b, loc);
+  l.barrier(loc);
+  shared.contiguousDim = placement.contiguous;
+  shared.swizzleBytes = placement.swizzle;
+  shared.rows = placement.rows;
+  l.sharedOperands[result] = shared;
+  l.setRegs(result, {});
+  return success();
+}
+
 int64_t operandIndex(Value convertResult) {
   return cast<tile::DotOperandLayoutAttr>(
              cast<RankedTensorType>(convertResult.getType()).getEncoding())
@@ -678,15 +694,8 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     if (failed(placement))
       return failure();
     l.hooks.buildAsyncWait(b, loc, pending->second);
-    l.hooks.buildSharedOperandFence(b, loc);
-    l.barrier(loc);
     shared.dynamicOffset = l.regsOf(source).front();
-    shared.contiguousDim = placement->contiguous;
-    shared.swizzleBytes = placement->swizzle;
-    shared.rows = placement->rows;
-    l.sharedOperands[result] = shared;
-    l.setRegs(result, {});
-    return success();
+    return finishSharedOperand(l, loc, result, shared, *placement);
   }
 
   // A in the accumulator layout of a dot whose warps go along M only (the
@@ -759,15 +768,8 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
       b.create<LLVM::StoreOp>(loc, value, pointer, /*alignment=*/vec * 2);
     }
   }
-  l.hooks.buildSharedOperandFence(b, loc);
-  l.barrier(loc);
   shared.offset = offset;
-  shared.contiguousDim = placement->contiguous;
-  shared.swizzleBytes = placement->swizzle;
-  shared.rows = placement->rows;
-  l.sharedOperands[result] = shared;
-  l.setRegs(result, {});
-  return success();
+  return finishSharedOperand(l, loc, result, shared, *placement);
 }
 
 FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(

@@ -447,7 +447,7 @@ FailureOr<OperandPlacement> placeOperand(DistLowerer &l, Operation *anchor,
   int64_t kDim = opIdx == 0 ? 1 : 0;
   FailureOr<DistLayout> from = failure();
   if (load && isa<tile::PointerType>(load.getPtr().getType())) {
-    int64_t dim = getBlockContiguousDim(load.getPtr());
+    int64_t dim = getBlockContiguousDim(l, load.getPtr());
     from = copyLayout(l, type, dim >= 0 ? dim : kDim, loc);
   } else {
     from = l.layoutOf(type, loc);

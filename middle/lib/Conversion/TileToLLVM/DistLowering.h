@@ -253,7 +253,7 @@ mlir::LogicalResult copyLoadToShared(
     llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)> sharedAddress);
 /// The dimension a block pointer's tile is contiguous along in memory (the
 /// first of make_tensor_ptr's order, when every origin agrees), or -1.
-int64_t getBlockContiguousDim(mlir::Value blockPointer);
+int64_t getBlockContiguousDim(DistLowerer &l, mlir::Value blockPointer);
 
 /// Finds the software-pipelined operand loads of |kernel| (asyncLoads,
 /// asyncValues, asyncPending) and returns the buffers each conversion

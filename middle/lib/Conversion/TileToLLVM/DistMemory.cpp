@@ -463,35 +463,15 @@ bool isBlockPointer(Value ptr) {
 
 } // namespace
 
-int64_t tegula::lowering::getBlockContiguousDim(Value blockPointer) {
+int64_t tegula::lowering::getBlockContiguousDim(DistLowerer &l,
+                                                Value blockPointer) {
   // The order of every origin; the offsets' divisibility is not needed.
   SmallVector<tile::MakeTensorPtrOp> origins;
   llvm::DenseSet<Value> visited;
-  std::function<bool(Value)> trace = [&](Value value) -> bool {
-    if (!visited.insert(value).second)
-      return true;
-    if (auto make = value.getDefiningOp<tile::MakeTensorPtrOp>()) {
-      origins.push_back(make);
-      return true;
-    }
-    if (auto advance = value.getDefiningOp<tile::AdvanceOp>())
-      return trace(advance.getPtr());
-    scf::ForOp loop;
-    unsigned index = 0;
-    if (auto arg = dyn_cast<BlockArgument>(value)) {
-      loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (!loop || arg.getArgNumber() == 0)
-        return false;
-      index = arg.getArgNumber() - 1;
-    } else if ((loop = value.getDefiningOp<scf::ForOp>())) {
-      index = cast<OpResult>(value).getResultNumber();
-    } else {
-      return false;
-    }
-    return trace(loop.getInitArgs()[index]) &&
-           trace(loop.getYieldedValues()[index]);
-  };
-  if (!trace(blockPointer) || origins.empty())
+  int64_t unusedDivisibility = 1;
+  if (!traceBlockPointer(l, blockPointer, 0, unusedDivisibility, origins,
+                         visited) ||
+      origins.empty())
     return -1;
   int64_t dim = -1;
   for (tile::MakeTensorPtrOp make : origins) {

@@ -3,13 +3,14 @@
 #include "HostCodegen.h"
 #include "HostImage.h"
 
+#include "tegula/BackendKit/CompileSupport.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -236,25 +237,7 @@ tegula::host::compileLLVMModuleToImage(Module &module,
     return fail("the LLVM IR of kernel " + kernel.name +
                 " is invalid: " + problemStream.str());
 
-  {
-    LoopAnalysisManager loops;
-    FunctionAnalysisManager functions;
-    CGSCCAnalysisManager sccs;
-    ModuleAnalysisManager modules;
-    PipelineTuningOptions tuning;
-    tuning.LoopVectorization = true;
-    tuning.SLPVectorization = true;
-    tuning.LoopUnrolling = true;
-    PassBuilder builder(machine.get(), tuning);
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(sccs);
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.crossRegisterProxies(loops, functions, sccs, modules);
-    ModulePassManager pipeline =
-        builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
-    pipeline.run(module, modules);
-  }
+  tegula::backend::optimizeModuleO3(module, machine.get(), /*vectorize=*/true);
 
   SmallVector<char, 0> object;
   {

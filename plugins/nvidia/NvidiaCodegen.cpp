@@ -2,6 +2,8 @@
 
 #include "NvidiaCodegen.h"
 
+#include "tegula/BackendKit/CompileSupport.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
@@ -18,7 +20,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -340,27 +341,10 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
     return fail("the LLVM IR of kernel " + kernel +
                 " is invalid: " + problemStream.str());
 
-  {
-    LoopAnalysisManager loops;
-    FunctionAnalysisManager functions;
-    CGSCCAnalysisManager sccs;
-    ModuleAnalysisManager modules;
-    PipelineTuningOptions tuning;
-    tuning.LoopUnrolling = true;
-    // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
-    // from the layouts, as vector loads and stores already in the IR).
-    tuning.LoopVectorization = false;
-    tuning.SLPVectorization = false;
-    PassBuilder builder(machine->get(), tuning);
-    builder.registerModuleAnalyses(modules);
-    builder.registerCGSCCAnalyses(sccs);
-    builder.registerFunctionAnalyses(functions);
-    builder.registerLoopAnalyses(loops);
-    builder.crossRegisterProxies(loops, functions, sccs, modules);
-    ModulePassManager pipeline =
-        builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
-    pipeline.run(module, modules);
-  }
+  // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
+  // from the layouts, as vector loads and stores already in the IR).
+  tegula::backend::optimizeModuleO3(module, machine->get(),
+                                    /*vectorize=*/false);
   if (std::string errors = diagnostics.text(); !errors.empty())
     return fail("optimizing kernel " + kernel + " failed: " + errors);
   // O3 may have made new calls (pow(2, x) -> exp2(x)).

@@ -2,7 +2,10 @@
 
 #include "tegula/BackendKit/CompileSupport.h"
 
+#include "llvm/IR/Module.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <algorithm>
 
@@ -118,4 +121,26 @@ OwningOpRef<ModuleOp> tegula::backend::takeModule(Block &block,
   while (!block.empty())
     block.front().moveBefore(module->getBody(), module->getBody()->end());
   return module;
+}
+
+void tegula::backend::optimizeModuleO3(llvm::Module &module,
+                                       llvm::TargetMachine *machine,
+                                       bool vectorize) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager sccs;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = true;
+  tuning.LoopVectorization = vectorize;
+  tuning.SLPVectorization = vectorize;
+  llvm::PassBuilder builder(machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(sccs);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, sccs, modules);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, modules);
 }

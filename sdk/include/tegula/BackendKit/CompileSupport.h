@@ -3,7 +3,8 @@
 // Small pieces every plugin's compile path uses between reading tile
 // bytecode and writing its image: errors collected from an MLIRContext as
 // one line each (with file:line:col), the kernel ABI's scalar type of an
-// MLIR type, a type's text, and the module a bytecode block holds.
+// MLIR type, a type's text, the module a bytecode block holds, and LLVM's
+// O3 pipeline for a target machine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,11 @@
 
 #include <string>
 #include <vector>
+
+namespace llvm {
+class Module;
+class TargetMachine;
+} // namespace llvm
 
 namespace tegula::backend {
 
@@ -48,6 +54,12 @@ std::string typeText(mlir::Type type);
 /// holds exactly one, else a new module that takes them all.
 mlir::OwningOpRef<mlir::ModuleOp> takeModule(mlir::Block &block,
                                              mlir::MLIRContext &context);
+
+/// Runs LLVM's default O3 module pipeline for |machine| on |module|, loop
+/// unrolling on; |vectorize| turns the loop and SLP vectorizers on (CPUs)
+/// or off (GPUs, whose vectors come from the layouts).
+void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine *machine,
+                      bool vectorize);
 
 } // namespace tegula::backend
 

@@ -443,65 +443,49 @@ Status CudaDevice::allocate(uint64_t size,
   return Status::success();
 }
 
-Status CudaDevice::write(BufferBase &dst, uint64_t dstOffset, const void *src,
-                         uint64_t size, StreamBase *stream) {
+Status CudaDevice::transfer(const char *what, uint64_t size,
+                            StreamBase *stream,
+                            llvm::function_ref<CUresult(CUstream)> enqueue) {
   if (size == 0)
     return Status::success();
   ContextScope scope(*this);
   if (!scope.ok())
     return scope.status();
-  CUresult result = cu.cuMemcpyHtoDAsync(dst.deviceAddress() + dstOffset, src,
-                                         size, streamHandle(stream));
+  CUresult result = enqueue(streamHandle(stream));
   if (result != CUDA_SUCCESS)
-    return failure("buffer write of " + std::to_string(size) + " bytes",
+    return failure(std::string(what) + " of " + std::to_string(size) +
+                       " bytes",
                    result);
-  return finish(stream, "buffer write");
+  return finish(stream, what);
+}
+
+Status CudaDevice::write(BufferBase &dst, uint64_t dstOffset, const void *src,
+                         uint64_t size, StreamBase *stream) {
+  return transfer("buffer write", size, stream, [&](CUstream s) {
+    return cu.cuMemcpyHtoDAsync(dst.deviceAddress() + dstOffset, src, size, s);
+  });
 }
 
 Status CudaDevice::read(void *dst, BufferBase &src, uint64_t srcOffset,
                         uint64_t size, StreamBase *stream) {
-  if (size == 0)
-    return Status::success();
-  ContextScope scope(*this);
-  if (!scope.ok())
-    return scope.status();
-  CUresult result = cu.cuMemcpyDtoHAsync(dst, src.deviceAddress() + srcOffset,
-                                         size, streamHandle(stream));
-  if (result != CUDA_SUCCESS)
-    return failure("buffer read of " + std::to_string(size) + " bytes",
-                   result);
-  return finish(stream, "buffer read");
+  return transfer("buffer read", size, stream, [&](CUstream s) {
+    return cu.cuMemcpyDtoHAsync(dst, src.deviceAddress() + srcOffset, size, s);
+  });
 }
 
 Status CudaDevice::copy(BufferBase &dst, uint64_t dstOffset, BufferBase &src,
                         uint64_t srcOffset, uint64_t size, StreamBase *stream) {
-  if (size == 0)
-    return Status::success();
-  ContextScope scope(*this);
-  if (!scope.ok())
-    return scope.status();
-  CUresult result = cu.cuMemcpyDtoDAsync(dst.deviceAddress() + dstOffset,
-                                         src.deviceAddress() + srcOffset, size,
-                                         streamHandle(stream));
-  if (result != CUDA_SUCCESS)
-    return failure("buffer copy of " + std::to_string(size) + " bytes",
-                   result);
-  return finish(stream, "buffer copy");
+  return transfer("buffer copy", size, stream, [&](CUstream s) {
+    return cu.cuMemcpyDtoDAsync(dst.deviceAddress() + dstOffset,
+                                src.deviceAddress() + srcOffset, size, s);
+  });
 }
 
 Status CudaDevice::memset(BufferBase &buffer, uint64_t offset, uint64_t size,
                           uint8_t value, StreamBase *stream) {
-  if (size == 0)
-    return Status::success();
-  ContextScope scope(*this);
-  if (!scope.ok())
-    return scope.status();
-  CUresult result = cu.cuMemsetD8Async(buffer.deviceAddress() + offset, value,
-                                       size, streamHandle(stream));
-  if (result != CUDA_SUCCESS)
-    return failure("buffer memset of " + std::to_string(size) + " bytes",
-                   result);
-  return finish(stream, "buffer memset");
+  return transfer("buffer memset", size, stream, [&](CUstream s) {
+    return cu.cuMemsetD8Async(buffer.deviceAddress() + offset, value, size, s);
+  });
 }
 
 Status CudaDevice::createStream(std::unique_ptr<StreamBase> &stream) {

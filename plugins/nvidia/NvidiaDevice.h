@@ -31,6 +31,8 @@
 
 #include "tegula/BackendKit/PluginBase.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <memory>
 #include <mutex>
 #include <string>
@@ -103,6 +105,13 @@ public:
   /// Waits for |stream|'s work (the legacy default stream for a NULL one);
   /// |what| names the operation in an error.
   plugin::Status finish(plugin::StreamBase *stream, const std::string &what);
+
+  /// A memory operation of |size| bytes (nothing for 0) on |stream|:
+  /// |enqueue| makes the driver call on its CUstream in the device's
+  /// context, then finish(); |what| names it in errors ("buffer write").
+  plugin::Status transfer(const char *what, uint64_t size,
+                          plugin::StreamBase *stream,
+                          llvm::function_ref<CUresult(CUstream)> enqueue);
 
   const CudaDriver &cu;
   const CUdevice handle;

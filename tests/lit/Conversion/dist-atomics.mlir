@@ -101,31 +101,27 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT:    %[[TIDP:[0-9]+]] = llvm.getelementptr %[[CTX]][0, 3]
 // CHECK-NEXT:    %[[TID:[0-9]+]] = llvm.load %[[TIDP]] : !llvm.ptr -> i32
 // CHECK:         llvm.call @test_barrier() : () -> ()
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    %[[FIRST:[0-9]+]] = llvm.icmp "eq" %[[TID]], %{{[0-9]+}} : i32
+// CHECK-NEXT:    %[[Z0:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[FIRST:[0-9]+]] = llvm.icmp "eq" %[[TID]], %[[Z0]] : i32
 // CHECK-NEXT:    llvm.cond_br %[[FIRST]], ^[[DO:bb[0-9]+]], ^[[JOIN:bb[0-9]+]]
 // CHECK-NEXT:  ^[[DO]]:
 // CHECK-NEXT:    %[[OLD:[0-9]+]] = llvm.atomicrmw add %[[C]], %{{[0-9]+}} acq_rel : !llvm.ptr, i32
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.store %[[OLD]], %[[SHM]] : i32, !llvm.ptr
 // CHECK-NEXT:    llvm.br ^[[JOIN]]
 // CHECK-NEXT:  ^[[JOIN]]:
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[T:[0-9]+]] = llvm.load %[[SHM]] : !llvm.ptr -> i32
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    %[[FIRST2:[0-9]+]] = llvm.icmp "eq" %[[TID]], %{{[0-9]+}} : i32
+// CHECK-NEXT:    %[[Z1:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[FIRST2:[0-9]+]] = llvm.icmp "eq" %[[TID]], %[[Z1]] : i32
 // CHECK-NEXT:    llvm.cond_br %[[FIRST2]], ^[[CAS:bb[0-9]+]], ^[[JOIN2:bb[0-9]+]]
 // CHECK-NEXT:  ^[[CAS]]:
 // CHECK-NEXT:    %[[PAIR:[0-9]+]] = llvm.cmpxchg %[[C]], %[[T]], %{{[0-9]+}} acq_rel acquire : !llvm.ptr, i32
 // CHECK-NEXT:    %[[SEEN:[0-9]+]] = llvm.extractvalue %[[PAIR]][0]
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.store %[[SEEN]], %[[SHM]] : i32, !llvm.ptr
 // CHECK:       ^[[JOIN2]]:
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[TT:[0-9]+]] = llvm.load %[[SHM]] : !llvm.ptr -> i32
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // The scalar store: thread 0 again, between barriers, no broadcast.

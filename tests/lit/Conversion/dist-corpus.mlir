@@ -167,7 +167,6 @@
 // LOCKED-LABEL: llvm.func @locked_accumulate_kernel(
 // LOCKED:       llvm.cmpxchg %{{[^ ]+}}, %{{[0-9]+}}, %{{[0-9]+}} acquire acquire
 // LOCKED:       llvm.call @test_barrier()
-// LOCKED-NEXT:  llvm.mlir.constant
 // LOCKED-NEXT:  llvm.load
 // LOCKED-NEXT:  llvm.call @test_barrier()
 // LOCKED:       llvm.atomicrmw xchg %{{[^ ]+}}, %{{[0-9]+}} release

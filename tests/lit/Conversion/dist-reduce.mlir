@@ -83,7 +83,6 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK:         llvm.store %[[W1]], %{{[0-9]+}} : f32, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // Row 0: slots 0..3 are elements 0, 2, 4, 6.
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[L0:[0-9]+]] = llvm.load %[[SHM]] : !llvm.ptr -> f32
 // CHECK:         %[[L1:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> f32
 // CHECK-NEXT:    %[[C1:[0-9]+]] = llvm.fadd %[[L0]], %[[L1]] : f32

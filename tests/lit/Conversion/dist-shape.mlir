@@ -58,8 +58,9 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NOT:   @test_barrier
 // CHECK:       llvm.func @regs_only(
 // The slice's column: 4 * lane[0] ^ 8 * lane[1].
-// CHECK:         %[[C:[0-9]+]] = llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : i32
-// CHECK-NEXT:    llvm.mlir.constant(0 : i32) : i32
+// CHECK:         %[[K8:[0-9]+]] = llvm.mlir.constant(8 : i32) : i32
+// CHECK-NEXT:    %[[L1:[0-9]+]] = llvm.mul %{{[0-9]+}}, %[[K8]] : i32
+// CHECK-NEXT:    %[[C:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[L1]] : i32
 // CHECK:         %[[C1:[0-9]+]] = llvm.xor %[[C]], %{{[0-9]+}} : i32
 // CHECK:         %[[O19:[0-9]+]] = llvm.mlir.constant(19 : i32) : i32
 // CHECK-NEXT:    %[[C19:[0-9]+]] = llvm.xor %[[C]], %[[O19]] : i32

@@ -199,26 +199,39 @@ tile.func @scalar_masked(%p: !tile.ptr<f32>, %c: i1, %o: f32) {
 // CHECK-NEXT:    %[[B4:.+]] = llvm.insertvalue %[[ONE]], %[[B3]][2, 1]
 // CHECK-NEXT:    %[[B5:.+]] = llvm.insertvalue %[[O0]], %[[B4]][3, 0]
 // CHECK-NEXT:    %[[BP:.+]] = llvm.insertvalue %[[O1]], %[[B5]][3, 1]
-// CHECK:         %[[NEXT1:.+]] = llvm.add %[[O1]], %{{.+}} : i32
-// CHECK-NEXT:    %[[ADV:.+]] = llvm.insertvalue %[[NEXT1]], %{{.+}}[3, 1]
-// CHECK:         %[[NAN:.+]] = llvm.mlir.constant(0x7E00 : f16) : f16
+// The advance rewrites offset 0 (+ 0), then adds 16 to offset 1, read back
+// from that struct (O1).
+// CHECK:         %[[C16:.+]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK:         %[[ADV0:.+]] = llvm.insertvalue %{{.+}}, %[[BP]][3, 0]
+// CHECK-NEXT:    %[[OFF1:.+]] = llvm.extractvalue %[[ADV0]][3, 1]
+// CHECK-NEXT:    %[[NEXT1:.+]] = llvm.add %[[OFF1]], %[[C16]] : i32
+// CHECK-NEXT:    %[[ADV:.+]] = llvm.insertvalue %[[NEXT1]], %[[ADV0]][3, 1]
+// The load reads base (field 0) and shape K (field 1, 1) from the advanced
+// pointer.
+// CHECK-DAG:     %[[LBASE:.+]] = llvm.extractvalue %[[ADV]][0]
+// CHECK-DAG:     %[[LCOLS:.+]] = llvm.extractvalue %[[ADV]][1, 1]
+// CHECK-DAG:     %[[NAN:.+]] = llvm.mlir.constant(0x7E00 : f16) : f16
 // CHECK:         %[[GE:.+]] = llvm.icmp "sge" %[[COL:[^ ,]+]], %{{.+}} : i64
-// CHECK-NEXT:    %[[LT:.+]] = llvm.icmp "slt" %[[COL]], %[[K]] : i64
+// CHECK-NEXT:    %[[LT:.+]] = llvm.icmp "slt" %[[COL]], %[[LCOLS]] : i64
 // CHECK-NEXT:    %[[IN:.+]] = llvm.and %[[GE]], %[[LT]] : i1
-// CHECK-NEXT:    %[[ADDR:.+]] = llvm.getelementptr %[[BASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK-NEXT:    %[[ADDR:.+]] = llvm.getelementptr %[[LBASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
 // CHECK:         llvm.cond_br %[[IN]], ^[[READ:bb[0-9]+]], ^[[PAD:bb[0-9]+]]
 // CHECK-NEXT:  ^[[READ]]:
 // CHECK-NEXT:    %[[V:.+]] = llvm.load %[[ADDR]] {alignment = 2 : i64} : !llvm.ptr -> f16
 // CHECK-NEXT:    llvm.br ^[[JOIN:bb[0-9]+]](%[[V]] : f16)
 // CHECK-NEXT:  ^[[PAD]]:
 // CHECK-NEXT:    llvm.br ^[[JOIN]](%[[NAN]] : f16)
-// The store checks rows against M and columns against K.
-// CHECK:         %[[RLT:.+]] = llvm.icmp "slt" %{{.+}}, %[[M]] : i64
+// The store (through the pointer before the advance) checks rows against M
+// (field 1, 0) and columns against K (field 1, 1).
+// CHECK-DAG:     %[[SBASE:.+]] = llvm.extractvalue %[[BP]][0]
+// CHECK-DAG:     %[[SROWS:.+]] = llvm.extractvalue %[[BP]][1, 0]
+// CHECK-DAG:     %[[SCOLS:.+]] = llvm.extractvalue %[[BP]][1, 1]
+// CHECK:         %[[RLT:.+]] = llvm.icmp "slt" %{{.+}}, %[[SROWS]] : i64
 // CHECK-NEXT:    %[[ROWOK:.+]] = llvm.and %{{.+}}, %[[RLT]] : i1
-// CHECK:         %[[CLT:.+]] = llvm.icmp "slt" %{{.+}}, %[[K]] : i64
+// CHECK:         %[[CLT:.+]] = llvm.icmp "slt" %{{.+}}, %[[SCOLS]] : i64
 // CHECK-NEXT:    %[[COLOK:.+]] = llvm.and %{{.+}}, %[[CLT]] : i1
 // CHECK-NEXT:    %[[BOTH:.+]] = llvm.and %[[ROWOK]], %[[COLOK]] : i1
-// CHECK-NEXT:    %[[SADDR:.+]] = llvm.getelementptr %[[BASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK-NEXT:    %[[SADDR:.+]] = llvm.getelementptr %[[SBASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
 // CHECK:         llvm.cond_br %[[BOTH]], ^[[WRITE:bb[0-9]+]], ^{{bb[0-9]+}}
 // CHECK-NEXT:  ^[[WRITE]]:
 // CHECK:         %[[E:.+]] = llvm.load %{{.+}} {alignment = 2 : i64} : !llvm.ptr -> f16
@@ -240,9 +253,20 @@ tile.func @block_pointer(%base: !tile.ptr<f16>, %m: i64, %k: i64, %sm: i64, %one
 // CHECK-SAME:    %[[BASE:[^:]+]]: !llvm.ptr, %[[N:[^:]+]]: i64
 // CHECK-NOT:     llvm.icmp "sge"
 // CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[N]]
-// CHECK:         %[[ADDR:.+]] = llvm.getelementptr %[[BASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK:         %[[B0:.+]] = llvm.insertvalue %[[BASE]], %{{.+}}[0]
+// CHECK-NEXT:    %[[B1:.+]] = llvm.insertvalue %[[N]], %[[B0]][1, 0]
+// CHECK-NEXT:    %[[B2:.+]] = llvm.insertvalue %{{.+}}, %[[B1]][2, 0]
+// CHECK-NEXT:    %[[BP:.+]] = llvm.insertvalue %{{.+}}, %[[B2]][3, 0]
+// The load reads base and shape N back from the struct; N bounds nothing.
+// CHECK-DAG:     %[[LBASE:.+]] = llvm.extractvalue %[[BP]][0]
+// CHECK-DAG:     %[[LN:.+]] = llvm.extractvalue %[[BP]][1, 0]
+// CHECK-NOT:     llvm.icmp "sge"
+// CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[LN]]
+// CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[N]]
+// CHECK:         %[[ADDR:.+]] = llvm.getelementptr %[[LBASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:         llvm.load %[[ADDR]] {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK-NOT:     llvm.icmp "sge"
+// CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[LN]]
 // CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[N]]
 // CHECK:         llvm.return
 tile.func @block_pointer_unchecked(%base: !tile.ptr<f32>, %n: i64, %s: i64, %o: i32) {

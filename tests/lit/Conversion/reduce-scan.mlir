@@ -104,8 +104,7 @@ tile.func @max_columns(%x: f32) {
 // CHECK-SAME:    %[[VOUT:[^:]+]]: !llvm.ptr, %[[IOUT:[^:]+]]: !llvm.ptr
 // CHECK:         llvm.fmul %{{[^ ]+}}, %{{[^ ]+}} : vector<16xf32>
 // CHECK:         %[[V:.+]] = llvm.load %{{.+}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xf32>
-// CHECK-NEXT:    llvm.getelementptr
-// CHECK-NEXT:    %[[I:.+]] = llvm.load %{{.+}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xi32>
+// CHECK:         %[[I:.+]] = llvm.load %{{.+}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xi32>
 // CHECK-NEXT:    %[[VL:.+]] = llvm.shufflevector %[[V]], %[[V]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xf32>
 // CHECK-NEXT:    %[[VH:.+]] = llvm.shufflevector %[[V]], %[[V]] [8, 9, 10, 11, 12, 13, 14, 15] : vector<16xf32>
 // CHECK-NEXT:    %[[IL:.+]] = llvm.shufflevector %[[I]], %[[I]] [0, 1, 2, 3, 4, 5, 6, 7] : vector<16xi32>
@@ -148,8 +147,7 @@ tile.func @argmax(%vout: !tile.ptr<f32>, %iout: !tile.ptr<i32>, %x: f32) {
 // CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.+}}, %[[E0]] : i64, i32)
 // CHECK-NEXT:  ^[[HEAD]](%[[K:.+]]: i64, %[[ACC:.+]]: i32):
 // CHECK-NEXT:    llvm.icmp "slt" %[[K]], %[[N]] : i64
-// CHECK:         %[[AT:.+]] = llvm.add %{{.+}}, %[[K]] : i64
-// CHECK-NEXT:    %[[SRC:.+]] = llvm.getelementptr %{{.+}}[%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK:         %[[SRC:.+]] = llvm.getelementptr %{{.+}}[%[[K]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
 // CHECK-NEXT:    %[[E:.+]] = llvm.load %[[SRC]] {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK-NEXT:    %[[SUM:.+]] = llvm.add %[[ACC]], %[[E]] : i32
 // CHECK:         %[[DST:.+]] = llvm.getelementptr %{{.+}}[%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
@@ -170,16 +168,13 @@ tile.func @cumsum(%x: i32) {
 
 // A reverse scan starts from the last element and visits element 15 - k.
 // CHECK-LABEL: llvm.func @cumsum_reverse(
-// CHECK:         %[[LAST:.+]] = llvm.mlir.constant(15 : i64) : i64
-// CHECK:         %[[AT0:.+]] = llvm.add %{{.+}}, %[[LAST]] : i64
-// CHECK-NEXT:    %[[SRC0:.+]] = llvm.getelementptr %{{.+}}[%[[AT0]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK:         %[[SRC0:.+]] = llvm.getelementptr %{{.+}}[15] : (!llvm.ptr) -> !llvm.ptr, i32
 // CHECK-NEXT:    %[[E0:.+]] = llvm.load %[[SRC0]] {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.+}}, %[[E0]] : i64, i32)
 // CHECK-NEXT:  ^[[HEAD]](%[[K:.+]]: i64, %[[ACC:.+]]: i32):
 // CHECK:         %[[C15:.+]] = llvm.mlir.constant(15 : i64) : i64
 // CHECK-NEXT:    %[[REV:.+]] = llvm.sub %[[C15]], %[[K]] : i64
-// CHECK:         %[[AT:.+]] = llvm.add %{{.+}}, %[[REV]] : i64
-// CHECK-NEXT:    %[[SRC:.+]] = llvm.getelementptr %{{.+}}[%[[AT]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT:    %[[SRC:.+]] = llvm.getelementptr %{{.+}}[%[[REV]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
 // CHECK-NEXT:    %[[E:.+]] = llvm.load %[[SRC]] {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK-NEXT:    %[[SUM:.+]] = llvm.add %[[ACC]], %[[E]] : i32
 tile.func @cumsum_reverse(%x: i32) {

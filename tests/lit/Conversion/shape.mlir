@@ -138,7 +138,8 @@ tile.func @join_split(%x: f32, %y: f32) {
 // CHECK:         %[[L:.+]] = llvm.load %[[LHS]] {alignment = 64 : i64} : !llvm.ptr -> vector<16xi32>
 // CHECK:         llvm.store %[[L]], %[[DST:[^ ]+]] {alignment = 64 : i64} : vector<16xi32>, !llvm.ptr
 // CHECK:         %[[R:.+]] = llvm.load %[[RHS]] {alignment = 64 : i64} : !llvm.ptr -> vector<16xi32>
-// CHECK:         %[[RA:.+]] = llvm.getelementptr %[[DST]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// rhs goes after lhs's 16 elements.
+// CHECK:         %[[RA:.+]] = llvm.getelementptr %[[DST]][16] : (!llvm.ptr) -> !llvm.ptr, i32
 // CHECK-NEXT:    llvm.store %[[R]], %[[RA]] {alignment = 64 : i64} : vector<16xi32>, !llvm.ptr
 tile.func @cat(%x: i32, %y: i32) {
   %a = tile.splat %x : i32 -> tensor<16xi32>

@@ -65,6 +65,12 @@ Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
   if (!target)
     return fail("LLVM has no NVPTX target: " + lookupError);
   TargetOptions options;
+  // Multiplies and adds may fuse into FMAs, as Triton's enable_fp_fusion
+  // (on by default) lets them: NVPTX then emits fma.rn.f32 and plain
+  // mul/add.f32 that ptxas may contract too, where strict IEEE emitted
+  // mul.rn/add.rn.f32, which nothing may fuse (flash attention's softmax
+  // had 200 separate mul.rn.f32).
+  options.AllowFPOpFusion = FPOpFusion::Fast;
   std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
       kTriple, arch, kPtxFeatures, options, std::nullopt, std::nullopt,
       CodeGenOptLevel::Aggressive));

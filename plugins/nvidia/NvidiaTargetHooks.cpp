@@ -643,20 +643,37 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
   Type f32 = builder.getF32Type();
   auto dialect = LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT);
   SmallVector<Value> values(acc.begin(), acc.end());
+  // Accumulators that are still the constant +0.0 (a dot without an
+  // accumulator: attention's QK^T): the instruction that first writes them
+  // runs with scale-d false (D = A*B), so no zeros are moved into them.
+  SmallVector<bool> zero(values.size());
+  // (Ops by name, not matchPattern/m_Constant: the ConstantLike trait's
+  // TypeID does not resolve inside this hidden-visibility plugin.)
+  for (auto [i, value] : llvm::enumerate(values)) {
+    Attribute attr;
+    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+      attr = constant.getValue();
+    else if (auto constant = value.getDefiningOp<LLVM::ConstantOp>())
+      attr = constant.getValue();
+    auto number = dyn_cast_or_null<FloatAttr>(attr);
+    zero[i] = number && number.getValue().isPosZero();
+  }
   buildSideEffectAsm(builder, loc, "wgmma.fence.sync.aligned;");
 
   std::string type = group.aType.isF16() ? "f16" : "bf16";
   std::string shape = "m64n" + std::to_string(group.n) + "k16";
   for (const auto &instruction : group.instructions) {
-    // Operands: the accumulators $0..$N-1 (tied to $N..$2N-1), then A (a
-    // descriptor, or four registers), B's descriptor, and the scale-d
-    // predicate's source. With A in registers there is no transpose bit
-    // for A.
+    // Operands: the accumulators $0..$N-1 (tied to $N..$2N-1 unless
+    // fresh), then A (a descriptor, or four registers), B's descriptor, and
+    // the scale-d predicate's source. With A in registers there is no
+    // transpose bit for A.
+    bool fresh = llvm::all_of(instruction.accIndices,
+                              [&](int64_t index) { return zero[index]; });
     bool aInRegisters = !instruction.a.registers.empty();
     if (aInRegisters && instruction.a.registers.size() != 4)
       return failure();
-    int64_t next = 2 * numAcc;
     int64_t aCount = aInRegisters ? 4 : 1;
+    int64_t next = fresh ? numAcc : 2 * numAcc;
     std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                        std::to_string(next + aCount + 1) +
                        ", 0;\nwgmma.mma_async.sync.aligned." + shape +
@@ -666,8 +683,11 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
       text += (i ? ", $" : "$") + std::to_string(i);
       constraints += "=f,";
     }
-    for (int64_t i = 0; i < numAcc; ++i)
-      constraints += std::to_string(i) + ",";
+    // Inputs tied to the outputs, except for fresh accumulators, which the
+    // instruction only writes.
+    if (!fresh)
+      for (int64_t i = 0; i < numAcc; ++i)
+        constraints += std::to_string(i) + ",";
     text += "}, ";
     if (aInRegisters) {
       text += "{";
@@ -684,23 +704,26 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
       text += std::string(instruction.a.mnMajor ? "1" : "0") + ", ";
     text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n}";
     SmallVector<Value> operands;
-    for (int64_t index : instruction.accIndices)
-      operands.push_back(values[index]);
+    if (!fresh)
+      for (int64_t index : instruction.accIndices)
+        operands.push_back(values[index]);
     if (aInRegisters)
       llvm::append_range(operands, instruction.a.registers);
     else
       operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
     operands.push_back(buildMatrixDescriptor(builder, loc, instruction.b));
-    operands.push_back(constantI32(builder, loc, 1));
+    operands.push_back(constantI32(builder, loc, fresh ? 0 : 1));
     auto resultType = LLVM::LLVMStructType::getLiteral(
         context, SmallVector<Type>(numAcc, f32));
     auto mma = builder.create<LLVM::InlineAsmOp>(
         loc, resultType, operands, text, constraints,
         /*has_side_effects=*/true, /*is_align_stack=*/false, dialect,
         /*operand_attrs=*/ArrayAttr());
-    for (auto [i, index] : llvm::enumerate(instruction.accIndices))
+    for (auto [i, index] : llvm::enumerate(instruction.accIndices)) {
+      zero[index] = false;
       values[index] = builder.create<LLVM::ExtractValueOp>(
           loc, mma.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)});
+    }
   }
   buildSideEffectAsm(builder, loc, "wgmma.commit_group.sync.aligned;");
 

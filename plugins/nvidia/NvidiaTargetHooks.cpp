@@ -662,68 +662,85 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
 
   std::string type = group.aType.isF16() ? "f16" : "bf16";
   std::string shape = "m64n" + std::to_string(group.n) + "k16";
-  for (const auto &instruction : group.instructions) {
-    // Operands: the accumulators $0..$N-1 (tied to $N..$2N-1 unless
-    // fresh), then A (a descriptor, or four registers), B's descriptor, and
-    // the scale-d predicate's source. With A in registers there is no
-    // transpose bit for A.
-    bool fresh = llvm::all_of(instruction.accIndices,
-                              [&](int64_t index) { return zero[index]; });
-    bool aInRegisters = !instruction.a.registers.empty();
-    if (aInRegisters && instruction.a.registers.size() != 4)
-      return failure();
-    int64_t aCount = aInRegisters ? 4 : 1;
-    int64_t next = fresh ? numAcc : 2 * numAcc;
-    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                       std::to_string(next + aCount + 1) +
-                       ", 0;\nwgmma.mma_async.sync.aligned." + shape +
-                       ".f32." + type + "." + type + " {";
-    std::string constraints;
+  // One asm statement per run of instructions on the same accumulators (a
+  // dot's K chain): the accumulators cross LLVM once per run instead of
+  // once per instruction (8x fewer extractvalues for attention's QK^T).
+  // Operands: the accumulators $0..$N-1 (tied to $N..$2N-1 unless fresh),
+  // the scale-d sources of the run's first instruction and of the others,
+  // then per instruction A (a descriptor, or four registers) and B's
+  // descriptor. With A in registers there is no transpose bit for A.
+  const auto &instructions = group.instructions;
+  for (size_t first = 0; first < instructions.size();) {
+    size_t end = first + 1;
+    while (end < instructions.size() &&
+           instructions[end].accIndices == instructions[first].accIndices)
+      ++end;
+    ArrayRef<int64_t> accIndices = instructions[first].accIndices;
+    bool fresh =
+        llvm::all_of(accIndices, [&](int64_t index) { return zero[index]; });
+    std::string constraints, accList = "{";
+    SmallVector<Value> operands;
     for (int64_t i = 0; i < numAcc; ++i) {
-      text += (i ? ", $" : "$") + std::to_string(i);
+      accList += (i ? ", $" : "$") + std::to_string(i);
       constraints += "=f,";
     }
+    accList += "}";
     // Inputs tied to the outputs, except for fresh accumulators, which the
-    // instruction only writes.
+    // first instruction only writes.
     if (!fresh)
-      for (int64_t i = 0; i < numAcc; ++i)
+      for (int64_t i = 0; i < numAcc; ++i) {
         constraints += std::to_string(i) + ",";
-    text += "}, ";
-    if (aInRegisters) {
-      text += "{";
-      for (int64_t i = 0; i < 4; ++i)
-        text += (i ? ", $" : "$") + std::to_string(next + i);
-      text += "}";
-      constraints += "r,r,r,r,l,r";
-    } else {
-      text += "$" + std::to_string(next);
-      constraints += "l,l,r";
-    }
-    text += ", $" + std::to_string(next + aCount) + ", p, 1, 1, ";
-    if (!aInRegisters)
-      text += std::string(instruction.a.mnMajor ? "1" : "0") + ", ";
-    text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n}";
-    SmallVector<Value> operands;
-    if (!fresh)
-      for (int64_t index : instruction.accIndices)
-        operands.push_back(values[index]);
-    if (aInRegisters)
-      llvm::append_range(operands, instruction.a.registers);
-    else
-      operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
-    operands.push_back(buildMatrixDescriptor(builder, loc, instruction.b));
+        operands.push_back(values[accIndices[i]]);
+      }
+    int64_t next = fresh ? numAcc : 2 * numAcc;
     operands.push_back(constantI32(builder, loc, fresh ? 0 : 1));
+    operands.push_back(constantI32(builder, loc, 1));
+    constraints += "r,r";
+    std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
+                       std::to_string(next) + ", 0;\nsetp.ne.b32 q, $" +
+                       std::to_string(next + 1) + ", 0;\n";
+    next += 2;
+    for (size_t j = first; j < end; ++j) {
+      const auto &instruction = instructions[j];
+      bool aInRegisters = !instruction.a.registers.empty();
+      if (aInRegisters && instruction.a.registers.size() != 4)
+        return failure();
+      text += "wgmma.mma_async.sync.aligned." + shape + ".f32." + type + "." +
+              type + " " + accList + ", ";
+      if (aInRegisters) {
+        text += "{";
+        for (int64_t i = 0; i < 4; ++i)
+          text += (i ? ", $" : "$") + std::to_string(next + i);
+        text += "}";
+        constraints += ",r,r,r,r";
+        llvm::append_range(operands, instruction.a.registers);
+        next += 4;
+      } else {
+        text += "$" + std::to_string(next++);
+        constraints += ",l";
+        operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
+      }
+      text += ", $" + std::to_string(next++) + (j == first ? ", p" : ", q") +
+              ", 1, 1, ";
+      constraints += ",l";
+      operands.push_back(buildMatrixDescriptor(builder, loc, instruction.b));
+      if (!aInRegisters)
+        text += std::string(instruction.a.mnMajor ? "1" : "0") + ", ";
+      text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n";
+    }
+    text += "}";
     auto resultType = LLVM::LLVMStructType::getLiteral(
         context, SmallVector<Type>(numAcc, f32));
     auto mma = builder.create<LLVM::InlineAsmOp>(
         loc, resultType, operands, text, constraints,
         /*has_side_effects=*/true, /*is_align_stack=*/false, dialect,
         /*operand_attrs=*/ArrayAttr());
-    for (auto [i, index] : llvm::enumerate(instruction.accIndices)) {
+    for (auto [i, index] : llvm::enumerate(accIndices)) {
       zero[index] = false;
       values[index] = builder.create<LLVM::ExtractValueOp>(
           loc, mma.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)});
     }
+    first = end;
   }
   buildSideEffectAsm(builder, loc, "wgmma.commit_group.sync.aligned;");
 

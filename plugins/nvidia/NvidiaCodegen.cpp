@@ -20,7 +20,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -285,26 +284,12 @@ Error runPasses(Module &module, TargetMachine *machine) {
   if (const char *custom = std::getenv("TEGULA_NVIDIA_LLVM_PASSES");
       custom && *custom)
     text = custom;
-  LoopAnalysisManager loops;
-  FunctionAnalysisManager functions;
-  CGSCCAnalysisManager sccs;
-  ModuleAnalysisManager modules;
   // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
   // from the layouts, as vector loads and stores already in the IR).
-  PipelineTuningOptions tuning;
-  tuning.LoopVectorization = false;
-  tuning.SLPVectorization = false;
-  PassBuilder builder(machine, tuning);
-  builder.registerModuleAnalyses(modules);
-  builder.registerCGSCCAnalyses(sccs);
-  builder.registerFunctionAnalyses(functions);
-  builder.registerLoopAnalyses(loops);
-  builder.crossRegisterProxies(loops, functions, sccs, modules);
-  ModulePassManager pipeline;
-  if (Error error = builder.parsePassPipeline(pipeline, text))
+  if (Error error = tegula::backend::runLLVMPipeline(module, machine, text,
+                                                     /*vectorize=*/false))
     return fail("TEGULA_NVIDIA_LLVM_PASSES='" + text +
                 "' is not an LLVM pass pipeline: " + toString(std::move(error)));
-  pipeline.run(module, modules);
   return Error::success();
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tegula/BackendKit/CompileSupport.h"
 #include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/BackendKit/PluginBase.h"
 #include "tegula/BackendKit/TargetHooks.h"
@@ -16,6 +17,11 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <gtest/gtest.h>
 
@@ -54,6 +60,32 @@ std::string str(const BlockedLayout &l) {
 // coalescing pass's per-thread vector, then BlockedEncodingAttr's thread and
 // warp distribution), for 32-thread warps and 16-byte accesses; the first
 // two are the encodings Triton prints for a vector add and a 128x64 f16 load.
+TEST(RunLLVMPipeline, RunsTheTextAndRejectsWhatDoesNotParse) {
+  llvm::LLVMContext context;
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(
+      "define i32 @f(i32 %x) {\n"
+      "  %a = add i32 %x, 0\n"
+      "  %b = mul i32 %a, 1\n"
+      "  ret i32 %b\n"
+      "}\n",
+      diagnostic, context);
+  ASSERT_TRUE(module);
+  llvm::Function *f = module->getFunction("f");
+  ASSERT_EQ(f->getEntryBlock().size(), 3u);
+
+  llvm::Error bad = tegula::backend::runLLVMPipeline(
+      *module, nullptr, "function(no-such-pass)", /*vectorize=*/false);
+  ASSERT_TRUE(static_cast<bool>(bad));
+  EXPECT_NE(llvm::toString(std::move(bad)).find("no-such-pass"),
+            std::string::npos);
+  EXPECT_EQ(f->getEntryBlock().size(), 3u);  // nothing ran
+
+  ASSERT_FALSE(static_cast<bool>(tegula::backend::runLLVMPipeline(
+      *module, nullptr, "function(instcombine)", /*vectorize=*/false)));
+  EXPECT_EQ(f->getEntryBlock().size(), 1u);  // ret i32 %x
+}
+
 TEST(DefaultBlockedLayout, MatchesTritonOnCommonTiles) {
   struct Case {
     std::vector<int64_t> shape;

@@ -126,6 +126,13 @@ OwningOpRef<ModuleOp> tegula::backend::takeModule(Block &block,
 void tegula::backend::optimizeModuleO3(llvm::Module &module,
                                        llvm::TargetMachine *machine,
                                        bool vectorize) {
+  llvm::cantFail(runLLVMPipeline(module, machine, "default<O3>", vectorize));
+}
+
+llvm::Error tegula::backend::runLLVMPipeline(llvm::Module &module,
+                                             llvm::TargetMachine *machine,
+                                             llvm::StringRef pipeline,
+                                             bool vectorize) {
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
   llvm::CGSCCAnalysisManager sccs;
@@ -140,7 +147,9 @@ void tegula::backend::optimizeModuleO3(llvm::Module &module,
   builder.registerFunctionAnalyses(functions);
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, sccs, modules);
-  llvm::ModulePassManager pipeline =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
-  pipeline.run(module, modules);
+  llvm::ModulePassManager passes;
+  if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
+    return error;
+  passes.run(module, modules);
+  return llvm::Error::success();
 }

@@ -17,6 +17,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 #include <vector>
@@ -60,6 +61,13 @@ mlir::OwningOpRef<mlir::ModuleOp> takeModule(mlir::Block &block,
 /// or off (GPUs, whose vectors come from the layouts).
 void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine *machine,
                       bool vectorize);
+
+/// Runs |pipeline|, LLVM new-pass-manager text such as "default<O1>" or
+/// "function(instcombine,gvn)", for |machine| on |module|; |vectorize| as
+/// for optimizeModuleO3 (it applies to the default<...> pipelines). Fails,
+/// with LLVM's reason, when the text does not parse.
+llvm::Error runLLVMPipeline(llvm::Module &module, llvm::TargetMachine *machine,
+                            llvm::StringRef pipeline, bool vectorize);
 
 } // namespace tegula::backend
 

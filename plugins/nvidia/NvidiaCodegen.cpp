@@ -271,8 +271,8 @@ void lowerApproximateDivisions(Module &module) {
 /// The LLVM passes between the lowering and NVPTX. O1 instead of O3: the
 /// lowering already emits straight-line SIMT code with its loops
 /// software-pipelined and its accesses vectorized, and ptxas optimizes
-/// again. On flash attention O1 gives the same PTX byte for byte in 85
-/// instead of 140 ms; on the matmul the same instructions up to register
+/// again. On causal flash attention O1 gives the same PTX byte for byte in
+/// 85 instead of 140 ms; on the matmul the same instructions up to register
 /// names (48 instead of 82 ms). Shorter hand-made pipelines were faster
 /// still but made ptxas schedule attention 10-20% slower.
 /// TEGULA_NVIDIA_LLVM_PASSES replaces it with any new-PM pipeline text

@@ -535,11 +535,7 @@ tegula::lowering::findAsyncOperandLoads(DistLowerer &l, tile::FuncOp kernel) {
     if (!loop || arg.getArgNumber() == 0 || !convert.getSrc().hasOneUse())
       return;
     auto isCopyable = [](tile::LoadOp load) {
-      if (!load || load.getIsVolatile())
-        return false;
-      Value other = load.getOther();
-      return !other || matchPattern(other, m_Zero()) ||
-             matchPattern(other, m_AnyZeroFloat());
+      return load && !load.getIsVolatile() && load.hasZeroOther();
     };
     // The chain of iter_args x0 <- x1 <- ... <- the load in the loop; each
     // x_j starts as a load of the prologue; nothing else uses them.

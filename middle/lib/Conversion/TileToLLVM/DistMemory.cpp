@@ -503,9 +503,7 @@ LogicalResult tegula::lowering::copyLoadToShared(
   Type memType = width == 1 ? storage : VectorType::get({width}, storage);
   // Asynchronous copies zero-fill masked-off elements: only without
   // |other| (or with a zero one).
-  bool zeroOther = !op.getOther() || matchPattern(op.getOther(), m_Zero()) ||
-                   matchPattern(op.getOther(), m_AnyZeroFloat());
-  async = zeroOther && !op.getIsVolatile();
+  async = op.hasZeroOther() && !op.getIsVolatile();
   auto copy = [&](int64_t r, Value address, Value mask) -> LogicalResult {
     Value destination = sharedAddress(l.regCoords(loc, layout, r));
     if (async && succeeded(l.hooks.buildAsyncCopy(b, loc, destination, address,

@@ -3,8 +3,8 @@
 // Small pieces every plugin's compile path uses between reading tile
 // bytecode and writing its image: errors collected from an MLIRContext as
 // one line each (with file:line:col), the kernel ABI's scalar type of an
-// MLIR type, a type's text, the module a bytecode block holds, and LLVM's
-// O3 pipeline for a target machine.
+// MLIR type, a type's text, the module a bytecode block holds, and LLVM
+// pass pipelines (O3, or any pipeline text) for a target machine.
 //
 //===----------------------------------------------------------------------===//
 

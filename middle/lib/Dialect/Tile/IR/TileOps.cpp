@@ -2,6 +2,7 @@
 #include "tegula/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -299,6 +300,12 @@ void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
   build(builder, state, getPointeeType(ptr.getType()), ptr, mask, other,
         /*boundary_check=*/nullptr, /*padding=*/nullptr, CacheModifier::none,
         EvictionPolicy::normal, /*is_volatile=*/false);
+}
+
+bool LoadOp::hasZeroOther() {
+  Value other = getOther();
+  return !other || matchPattern(other, m_Zero()) ||
+         matchPattern(other, m_AnyZeroFloat());
 }
 
 LogicalResult LoadOp::verify() {

@@ -45,9 +45,8 @@ SmallVector<LoadOp> getOperandLoads(scf::ForOp loop,
         !isShared(user->getResult(0).getType()))
       continue;
     // Asynchronous copies fill masked-off elements with zeros.
-    if (Value other = load.getOther())
-      if (!matchPattern(other, m_Zero()) && !matchPattern(other, m_AnyZeroFloat()))
-        continue;
+    if (!load.hasZeroOther())
+      continue;
     loads.push_back(load);
   }
   return loads;

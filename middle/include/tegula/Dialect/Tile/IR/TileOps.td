@@ -320,6 +320,11 @@ def Tile_LoadOp : Tile_Op<"load", [
   let builders = [
     OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$mask, "::mlir::Value":$other)>
   ];
+  let extraClassDeclaration = [{
+    /// Whether masked-off elements read as zero: no `other`, or a constant
+    /// zero one (what asynchronous copies, which zero-fill, give).
+    bool hasZeroOther();
+  }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
 }

@@ -31,6 +31,25 @@ Type ptrType(MLIRContext *context, unsigned space = kGenericSpace) {
   return LLVM::LLVMPointerType::get(context, space);
 }
 
+/// Inline PTX: |text| on |operands| under |constraints|, of |resultType|
+/// (LLVM's void type, a scalar, or a struct of the results);
+/// |sideEffects| keeps the optimizer from moving or dropping it.
+LLVM::InlineAsmOp buildPtx(OpBuilder &builder, Location loc, Type resultType,
+                           ValueRange operands, StringRef text,
+                           StringRef constraints, bool sideEffects) {
+  return builder.create<LLVM::InlineAsmOp>(
+      loc, resultType, operands, text, constraints, sideEffects,
+      /*is_align_stack=*/false,
+      LLVM::AsmDialectAttr::get(builder.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
+/// Inline PTX without results that the optimizer must keep in place.
+void buildSideEffectAsm(OpBuilder &builder, Location loc, StringRef text) {
+  buildPtx(builder, loc, LLVM::LLVMVoidType::get(builder.getContext()),
+           ValueRange{}, text, "~{memory}", /*sideEffects=*/true);
+}
+
 Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
   return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
                                           builder.getI32IntegerAttr(value));
@@ -408,12 +427,7 @@ void NvidiaTargetHooks::buildAtomicFence(OpBuilder &builder, Location loc,
                          : scope == backend::MemoryScope::System
                                ? "fence.acq_rel.sys;"
                                : "fence.acq_rel.gpu;";
-  MLIRContext *context = builder.getContext();
-  builder.create<LLVM::InlineAsmOp>(
-      loc, LLVM::LLVMVoidType::get(context), ValueRange{}, text, "~{memory}",
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
+  buildSideEffectAsm(builder, loc, text);
 }
 
 FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildMatrixMultiply(
@@ -492,11 +506,8 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildMatrixMultiply(
                             "," + acc;
   auto resultType = LLVM::LLVMStructType::getLiteral(
       context, {accElem, accElem, accElem, accElem});
-  auto mma = builder.create<LLVM::InlineAsmOp>(
-      loc, resultType, operands, text, constraints,
-      /*has_side_effects=*/false, /*is_align_stack=*/false,
-      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
+  auto mma = buildPtx(builder, loc, resultType, operands, text, constraints,
+                      /*sideEffects=*/false);
   SmallVector<Value> d;
   for (int64_t i = 0; i < 4; ++i)
     d.push_back(builder.create<LLVM::ExtractValueOp>(loc, mma.getResult(0),
@@ -505,16 +516,6 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildMatrixMultiply(
 }
 
 namespace {
-
-/// Inline PTX without results that the optimizer must keep in place.
-void buildSideEffectAsm(OpBuilder &builder, Location loc, StringRef text) {
-  MLIRContext *context = builder.getContext();
-  builder.create<LLVM::InlineAsmOp>(
-      loc, LLVM::LLVMVoidType::get(context), ValueRange{}, text, "~{memory}",
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-}
 
 /// The 64-bit wgmma matrix descriptor of |operand| (PTX ISA, "Matrix
 /// Descriptor Format"): address >> 4 in bits 0-13, the leading-dimension
@@ -562,12 +563,9 @@ LogicalResult NvidiaTargetHooks::buildAsyncCopy(OpBuilder &builder,
   std::string text = std::string("cp.async.") + (bytes == 16 ? "cg" : "ca") +
                      ".shared.global [$0], [$1], " + std::to_string(bytes) +
                      ", $2;";
-  builder.create<LLVM::InlineAsmOp>(
-      loc, LLVM::LLVMVoidType::get(context),
-      ValueRange{shared, source, size}, text, "r,l,r,~{memory}",
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
+  buildPtx(builder, loc, LLVM::LLVMVoidType::get(context),
+           ValueRange{shared, source, size}, text, "r,l,r,~{memory}",
+           /*sideEffects=*/true);
   return success();
 }
 
@@ -591,11 +589,8 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixLoad(
   Type result = count == 1 ? i32
                            : Type(LLVM::LLVMStructType::getLiteral(
                                  context, SmallVector<Type>(count, i32)));
-  auto load = builder.create<LLVM::InlineAsmOp>(
-      loc, result, ValueRange{shared}, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
+  auto load = buildPtx(builder, loc, result, ValueRange{shared}, text,
+                       constraints, /*sideEffects=*/true);
   SmallVector<Value> values;
   if (count == 1)
     values.push_back(load.getResult(0));
@@ -641,7 +636,6 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
 
   MLIRContext *context = builder.getContext();
   Type f32 = builder.getF32Type();
-  auto dialect = LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT);
   SmallVector<Value> values(acc.begin(), acc.end());
   // Accumulators that are still the constant +0.0 (a dot without an
   // accumulator: attention's QK^T): the instruction that first writes them
@@ -731,10 +725,8 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
     text += "}";
     auto resultType = LLVM::LLVMStructType::getLiteral(
         context, SmallVector<Type>(numAcc, f32));
-    auto mma = builder.create<LLVM::InlineAsmOp>(
-        loc, resultType, operands, text, constraints,
-        /*has_side_effects=*/true, /*is_align_stack=*/false, dialect,
-        /*operand_attrs=*/ArrayAttr());
+    auto mma = buildPtx(builder, loc, resultType, operands, text, constraints,
+                        /*sideEffects=*/true);
     for (auto [i, index] : llvm::enumerate(accIndices)) {
       zero[index] = false;
       values[index] = builder.create<LLVM::ExtractValueOp>(
@@ -753,10 +745,9 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
     constraints += std::to_string(i) + (i + 1 < total ? "," : "");
   auto waitType = LLVM::LLVMStructType::getLiteral(
       context, SmallVector<Type>(total, f32));
-  auto wait = builder.create<LLVM::InlineAsmOp>(
-      loc, waitType, values, "wgmma.wait_group.sync.aligned 0;", constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false, dialect,
-      /*operand_attrs=*/ArrayAttr());
+  auto wait = buildPtx(builder, loc, waitType, values,
+                       "wgmma.wait_group.sync.aligned 0;", constraints,
+                       /*sideEffects=*/true);
   SmallVector<Value> result;
   for (int64_t i = 0; i < total; ++i)
     result.push_back(builder.create<LLVM::ExtractValueOp>(

@@ -20,6 +20,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -55,8 +56,26 @@ Error fail(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), text);
 }
 
+/// 32-bit pointers for shared, constant and local memory (LLVM's
+/// -nvptx-short-ptr, as Triton sets it): shared addresses are 32 bits in
+/// hardware, and with 64-bit pointers LLVM widened their arithmetic to 64
+/// bits and kept hoisted 64-bit bases live (a register pair each). The
+/// option is process-wide and read when a target machine computes its data
+/// layout; nothing else in the process builds NVPTX code with this LLVM.
+void useShortPointers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto &options = cl::getRegisteredOptions();
+    auto it = options.find("nvptx-short-ptr");
+    if (it != options.end())
+      if (auto *option = static_cast<cl::opt<bool> *>(it->second))
+        option->setValue(true);
+  });
+}
+
 Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
   initializeNVPTXTarget();
+  useShortPointers();
   if (!getSmVersion(arch))
     return fail("'" + arch + "' is not an NVIDIA arch (sm_XY or sm_XYa)");
   std::string lookupError;
@@ -70,9 +89,13 @@ Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
   // mul.rn/add.rn.f32, which nothing may fuse (flash attention's softmax
   // had 200 separate mul.rn.f32).
   options.AllowFPOpFusion = FPOpFusion::Fast;
+  // Codegen at Default, not Aggressive: NVPTX then cleans up after its
+  // strength reductions with EarlyCSE instead of GVN. The PTX of the sm_90a
+  // corpus is byte-identical (sm_80 attention: a dozen integer ops fewer),
+  // and GVN was 12% of causal attention's PTX emission.
   std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
       kTriple, arch, kPtxFeatures, options, std::nullopt, std::nullopt,
-      CodeGenOptLevel::Aggressive));
+      CodeGenOptLevel::Default));
   if (!machine)
     return fail("cannot create an NVPTX target machine for " + arch);
   return machine;
@@ -268,28 +291,72 @@ void lowerApproximateDivisions(Module &module) {
       }
 }
 
-/// The LLVM passes between the lowering and NVPTX. O1 instead of O3: the
+/// The LLVM passes between the lowering and NVPTX: LLVM 19's O1 pipeline
+/// (`opt -passes='default<O1>' -print-pipeline-passes`) without four of its
+/// eight InstCombine runs (the one before inlining and the three after the
+/// loop vectorizer) and without the passes that have nothing to do here
+/// (coroutines, OpenMP, annotations, profiles). O1 instead of O3: the
 /// lowering already emits straight-line SIMT code with its loops
 /// software-pipelined and its accesses vectorized, and ptxas optimizes
-/// again. On causal flash attention O1 gives the same PTX byte for byte in
-/// 85 instead of 140 ms; on the matmul the same instructions up to register
-/// names (48 instead of 82 ms). Shorter hand-made pipelines were faster
+/// again; O3 gave the same attention PTX byte for byte in 140 instead of
+/// 85 ms. Dropping the four InstCombines (half of O1's time) leaves the PTX
+/// of the sm_90a corpus unchanged but for one setp in causal attention
+/// (sm_80 attention and matmul: a few integer ops) and takes causal
+/// attention's 55 ms to 43 on the development machine. Shorter hand-made
+/// pipelines (without LICM, loop rotation, reassociation, ...) were faster
 /// still but made ptxas schedule attention 10-20% slower.
 /// TEGULA_NVIDIA_LLVM_PASSES replaces it with any new-PM pipeline text
-/// ("default<O3>" for the old behaviour).
-constexpr const char *kNvptxPasses = "default<O1>";
+/// ("default<O1>" or "default<O3>" for the plain levels).
+#define TG_IC "instcombine<max-iterations=1;no-verify-fixpoint>"
+#define TG_CFG "simplifycfg<switch-range-to-icmp>"
+constexpr const char *kNvptxPasses =
+    // Module simplification: attributes, constants, globals.
+    "forceattrs,function(nvvm-reflect,nvvm-intr-range),inferattrs,"
+    "function<eager-inv>(lower-expect,simplifycfg,sroa<modify-cfg>,"
+    "early-cse<>),ipsccp,called-value-propagation,globalopt,"
+    "function<eager-inv>(mem2reg," TG_CFG "),always-inline,"
+    "require<globals-aa>,function(invalidate<aa>),"
+    // Inlining and the function simplification pipeline (O1's, whole).
+    "cgscc(devirt<4>(inline,function-attrs<skip-non-recursive-function-attrs>,"
+    "function<eager-inv;no-rerun>(sroa<modify-cfg>,early-cse<memssa>," TG_CFG
+    "," TG_IC ",libcalls-shrinkwrap," TG_CFG ",reassociate,"
+    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+    "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
+    "simple-loop-unswitch<no-nontrivial;trivial>)," TG_CFG "," TG_IC ","
+    "loop(loop-idiom,indvars,loop-deletion,loop-unroll-full),sroa<modify-cfg>,"
+    "memcpyopt,sccp,bdce," TG_IC ",adce," TG_CFG "," TG_IC "),function-attrs)),"
+    // Module optimization (no vectorization: forced only).
+    "deadargelim,globalopt,globaldce,rpo-function-attrs,recompute-globalsaa,"
+    "function<eager-inv>(float2int,lower-constant-intrinsics,"
+    "loop(loop-rotate<header-duplication;no-prepare-for-lto>,loop-deletion),"
+    "loop-distribute,inject-tli-mappings,"
+    "loop-vectorize<no-interleave-forced-only;vectorize-forced-only;>,"
+    "infer-alignment,loop-load-elim,simplifycfg<forward-switch-cond;"
+    "switch-range-to-icmp;switch-to-lookup;no-keep-loops;hoist-common-insts;"
+    "sink-common-insts>,vector-combine,loop-unroll<O1>,sroa<preserve-cfg>,"
+    "infer-alignment,loop-mssa(licm<allowspeculation>),"
+    "alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
+    "tailcallelim,simplifycfg<switch-range-to-icmp;speculate-unpredictables>),"
+    "globaldce,constmerge";
+#undef TG_IC
+#undef TG_CFG
 
 Error runPasses(Module &module, TargetMachine *machine) {
   StringRef text = kNvptxPasses;
-  if (const char *custom = std::getenv("TEGULA_NVIDIA_LLVM_PASSES");
-      custom && *custom)
+  const char *custom = std::getenv("TEGULA_NVIDIA_LLVM_PASSES");
+  if (custom && *custom)
     text = custom;
+  else
+    custom = nullptr;
   // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
   // from the layouts, as vector loads and stores already in the IR).
   if (Error error = tegula::backend::runLLVMPipeline(module, machine, text,
                                                      /*vectorize=*/false))
-    return fail("TEGULA_NVIDIA_LLVM_PASSES='" + text +
-                "' is not an LLVM pass pipeline: " + toString(std::move(error)));
+    return fail((custom ? "TEGULA_NVIDIA_LLVM_PASSES='" + text.str() +
+                              "' is not an LLVM pass pipeline: "
+                        : std::string("the built-in LLVM pass pipeline does "
+                                      "not parse: ")) +
+                toString(std::move(error)));
   return Error::success();
 }
 

@@ -544,6 +544,36 @@ Value buildMatrixDescriptor(OpBuilder &builder, Location loc,
       loc, start, constantI64(builder, loc, static_cast<int64_t>(fields)));
 }
 
+/// An integer constant's value, for arith and LLVM constants (by op class:
+/// see the note in buildSharedMatrixMultiply).
+std::optional<int64_t> constantValue(Value value) {
+  Attribute attr;
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+    attr = constant.getValue();
+  else if (auto constant = value.getDefiningOp<LLVM::ConstantOp>())
+    attr = constant.getValue();
+  if (auto number = dyn_cast_or_null<IntegerAttr>(attr))
+    return number.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+/// |value| as root + constant, peeling additions of constants.
+std::pair<Value, int64_t> splitConstantOffset(Value value) {
+  int64_t offset = 0;
+  while (auto add = value.getDefiningOp<arith::AddIOp>()) {
+    if (auto c = constantValue(add.getRhs())) {
+      offset += *c;
+      value = add.getLhs();
+    } else if (auto c = constantValue(add.getLhs())) {
+      offset += *c;
+      value = add.getRhs();
+    } else {
+      break;
+    }
+  }
+  return {value, offset};
+}
+
 } // namespace
 
 LogicalResult NvidiaTargetHooks::buildAsyncCopy(OpBuilder &builder,
@@ -630,20 +660,28 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
   for (Value value : acc)
     if (!value.getType().isF32())
       return failure();
-  for (const auto &instruction : group.instructions)
-    if (static_cast<int64_t>(instruction.accIndices.size()) != numAcc)
+  const auto &instructions = group.instructions;
+  int64_t total = static_cast<int64_t>(acc.size());
+  for (const auto &instruction : instructions) {
+    if (static_cast<int64_t>(instruction.accIndices.size()) != numAcc ||
+        llvm::any_of(instruction.accIndices, [&](int64_t index) {
+          return index < 0 || index >= total;
+        }))
       return failure();
+    bool aInRegisters = !instruction.a.registers.empty();
+    if (aInRegisters && instruction.a.registers.size() != 4)
+      return failure();
+  }
 
   MLIRContext *context = builder.getContext();
   Type f32 = builder.getF32Type();
-  SmallVector<Value> values(acc.begin(), acc.end());
   // Accumulators that are still the constant +0.0 (a dot without an
   // accumulator: attention's QK^T): the instruction that first writes them
   // runs with scale-d false (D = A*B), so no zeros are moved into them.
-  SmallVector<bool> zero(values.size());
+  SmallVector<bool> zero(total);
   // (Ops by name, not matchPattern/m_Constant: the ConstantLike trait's
   // TypeID does not resolve inside this hidden-visibility plugin.)
-  for (auto [i, value] : llvm::enumerate(values)) {
+  for (auto [i, value] : llvm::enumerate(acc)) {
     Attribute attr;
     if (auto constant = value.getDefiningOp<arith::ConstantOp>())
       attr = constant.getValue();
@@ -652,105 +690,143 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
     auto number = dyn_cast_or_null<FloatAttr>(attr);
     zero[i] = number && number.getValue().isPosZero();
   }
-  buildSideEffectAsm(builder, loc, "wgmma.fence.sync.aligned;");
 
-  std::string type = group.aType.isF16() ? "f16" : "bf16";
-  std::string shape = "m64n" + std::to_string(group.n) + "k16";
-  // One asm statement per run of instructions on the same accumulators (a
-  // dot's K chain): the accumulators cross LLVM once per run instead of
-  // once per instruction (8x fewer extractvalues for attention's QK^T).
-  // Operands: the accumulators $0..$N-1 (tied to $N..$2N-1 unless fresh),
-  // the scale-d sources of the run's first instruction and of the others,
-  // then per instruction A (a descriptor, or four registers) and B's
-  // descriptor. With A in registers there is no transpose bit for A.
-  const auto &instructions = group.instructions;
+  // The chains: runs of instructions on the same accumulators (a dot's K
+  // steps). A chain whose accumulators are all still zero is fresh: its
+  // first instruction runs with scale-d false and they need no input.
+  struct Chain {
+    size_t first, end;
+    bool fresh;
+  };
+  SmallVector<Chain> chains;
+  SmallVector<bool> tied(total, true);
   for (size_t first = 0; first < instructions.size();) {
     size_t end = first + 1;
     while (end < instructions.size() &&
            instructions[end].accIndices == instructions[first].accIndices)
       ++end;
-    ArrayRef<int64_t> accIndices = instructions[first].accIndices;
-    bool fresh =
-        llvm::all_of(accIndices, [&](int64_t index) { return zero[index]; });
-    std::string constraints, accList = "{";
-    SmallVector<Value> operands;
-    for (int64_t i = 0; i < numAcc; ++i) {
-      accList += (i ? ", $" : "$") + std::to_string(i);
-      constraints += "=f,";
+    ArrayRef<int64_t> indices = instructions[first].accIndices;
+    bool fresh = llvm::all_of(indices, [&](int64_t i) { return zero[i]; });
+    for (int64_t i : indices) {
+      if (fresh)
+        tied[i] = false;
+      zero[i] = false;
     }
+    chains.push_back({first, end, fresh});
+    first = end;
+  }
+
+  // The whole group is one asm statement: fence, the chains, commit and
+  // wait. Every accumulator crosses LLVM once, as an output ($0..$N-1) tied
+  // to its input unless a fresh chain writes it; then the scale-d sources
+  // (0 for predicate p, 1 for q), then per chain the root descriptors of A
+  // and B where the chain shares them, and per instruction A (a descriptor,
+  // or four registers) and B's descriptor where not. With A in registers
+  // there is no transpose bit for A. Nothing reads an accumulator before
+  // the wait: the outputs are defined by the statement that waits.
+  std::string constraints;
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < total; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (int64_t i = 0; i < total; ++i)
+    if (tied[i]) {
+      constraints += "," + std::to_string(i);
+      operands.push_back(acc[i]);
+    }
+  int64_t next = total + static_cast<int64_t>(operands.size());
+  operands.push_back(constantI32(builder, loc, 0));
+  operands.push_back(constantI32(builder, loc, 1));
+  constraints += ",r,r";
+  std::string text = "{\n.reg .pred p, q;\n.reg .b64 da, db;\n"
+                     "setp.ne.b32 p, $" +
+                     std::to_string(next) + ", 0;\nsetp.ne.b32 q, $" +
+                     std::to_string(next + 1) + ", 0;\n" +
+                     "wgmma.fence.sync.aligned;\n";
+  next += 2;
+
+  std::string type = group.aType.isF16() ? "f16" : "bf16";
+  std::string shape = "m64n" + std::to_string(group.n) + "k16";
+  for (const Chain &chain : chains) {
+    std::string accList = "{";
+    for (auto [j, index] : llvm::enumerate(instructions[chain.first].accIndices))
+      accList += (j ? ", $" : "$") + std::to_string(index);
     accList += "}";
-    // Inputs tied to the outputs, except for fresh accumulators, which the
-    // first instruction only writes.
-    if (!fresh)
-      for (int64_t i = 0; i < numAcc; ++i) {
-        constraints += std::to_string(i) + ",";
-        operands.push_back(values[accIndices[i]]);
+    // Where every instruction's operand address is one root plus a
+    // constant, the root's descriptor is the only operand and each step's
+    // is derived in the statement (the start address field counts 16-byte
+    // units; shared addresses stay below 2^18, so no carry leaves it).
+    // LLVM then has one descriptor to keep instead of one per K step.
+    auto sharedRoot = [&](auto operandOf) -> std::optional<int64_t> {
+      auto [root, offset] = splitConstantOffset(operandOf(chain.first).address);
+      for (size_t j = chain.first; j < chain.end; ++j) {
+        auto [other, otherOffset] = splitConstantOffset(operandOf(j).address);
+        if (other != root || otherOffset % 16 || otherOffset < 0 ||
+            otherOffset >= (1 << 18))
+          return std::nullopt;
       }
-    int64_t next = fresh ? numAcc : 2 * numAcc;
-    operands.push_back(constantI32(builder, loc, fresh ? 0 : 1));
-    operands.push_back(constantI32(builder, loc, 1));
-    constraints += "r,r";
-    std::string text = "{\n.reg .pred p, q;\nsetp.ne.b32 p, $" +
-                       std::to_string(next) + ", 0;\nsetp.ne.b32 q, $" +
-                       std::to_string(next + 1) + ", 0;\n";
-    next += 2;
-    for (size_t j = first; j < end; ++j) {
-      const auto &instruction = instructions[j];
-      bool aInRegisters = !instruction.a.registers.empty();
-      if (aInRegisters && instruction.a.registers.size() != 4)
+      tegula::backend::SharedMatrixOperand base = operandOf(chain.first);
+      base.address = root;
+      operands.push_back(buildMatrixDescriptor(builder, loc, base));
+      constraints += ",l";
+      return next++;
+    };
+    // The descriptor of |operand| in the statement: "$n", or the derived
+    // register |name| after the add that sets it.
+    auto descriptor = [&](std::optional<int64_t> rootIndex,
+                          const tegula::backend::SharedMatrixOperand &operand,
+                          StringRef name) -> std::string {
+      if (!rootIndex) {
+        constraints += ",l";
+        operands.push_back(buildMatrixDescriptor(builder, loc, operand));
+        return "$" + std::to_string(next++);
+      }
+      int64_t units = splitConstantOffset(operand.address).second / 16;
+      if (units == 0)
+        return "$" + std::to_string(*rootIndex);
+      text += "add.s64 " + name.str() + ", $" + std::to_string(*rootIndex) +
+              ", " + std::to_string(units) + ";\n";
+      return name.str();
+    };
+    bool aInRegisters = !instructions[chain.first].a.registers.empty();
+    for (size_t j = chain.first; j < chain.end; ++j)
+      if (instructions[j].a.registers.empty() == aInRegisters)
         return failure();
-      text += "wgmma.mma_async.sync.aligned." + shape + ".f32." + type + "." +
-              type + " " + accList + ", ";
+    std::optional<int64_t> aRoot, bRoot;
+    if (!aInRegisters)
+      aRoot = sharedRoot([&](size_t j) { return instructions[j].a; });
+    bRoot = sharedRoot([&](size_t j) { return instructions[j].b; });
+    for (size_t j = chain.first; j < chain.end; ++j) {
+      const auto &instruction = instructions[j];
+      std::string a;
       if (aInRegisters) {
-        text += "{";
+        a = "{";
         for (int64_t i = 0; i < 4; ++i)
-          text += (i ? ", $" : "$") + std::to_string(next + i);
-        text += "}";
+          a += (i ? ", $" : "$") + std::to_string(next + i);
+        a += "}";
         constraints += ",r,r,r,r";
         llvm::append_range(operands, instruction.a.registers);
         next += 4;
       } else {
-        text += "$" + std::to_string(next++);
-        constraints += ",l";
-        operands.push_back(buildMatrixDescriptor(builder, loc, instruction.a));
+        a = descriptor(aRoot, instruction.a, "da");
       }
-      text += ", $" + std::to_string(next++) + (j == first ? ", p" : ", q") +
-              ", 1, 1, ";
-      constraints += ",l";
-      operands.push_back(buildMatrixDescriptor(builder, loc, instruction.b));
+      std::string b = descriptor(bRoot, instruction.b, "db");
+      text += "wgmma.mma_async.sync.aligned." + shape + ".f32." + type + "." +
+              type + " " + accList + ", " + a + ", " + b +
+              (j == chain.first && chain.fresh ? ", p" : ", q") + ", 1, 1, ";
       if (!aInRegisters)
         text += std::string(instruction.a.mnMajor ? "1" : "0") + ", ";
       text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n";
     }
-    text += "}";
-    auto resultType = LLVM::LLVMStructType::getLiteral(
-        context, SmallVector<Type>(numAcc, f32));
-    auto mma = buildPtx(builder, loc, resultType, operands, text, constraints,
-                        /*sideEffects=*/true);
-    for (auto [i, index] : llvm::enumerate(accIndices)) {
-      zero[index] = false;
-      values[index] = builder.create<LLVM::ExtractValueOp>(
-          loc, mma.getResult(0), ArrayRef<int64_t>{static_cast<int64_t>(i)});
-    }
-    first = end;
   }
-  buildSideEffectAsm(builder, loc, "wgmma.commit_group.sync.aligned;");
-
-  // The wait returns every accumulator, so that their uses follow it.
-  std::string constraints;
-  int64_t total = static_cast<int64_t>(values.size());
-  for (int64_t i = 0; i < total; ++i)
-    constraints += "=f,";
-  for (int64_t i = 0; i < total; ++i)
-    constraints += std::to_string(i) + (i + 1 < total ? "," : "");
-  auto waitType = LLVM::LLVMStructType::getLiteral(
+  text += "wgmma.commit_group.sync.aligned;\n"
+          "wgmma.wait_group.sync.aligned 0;\n}";
+  auto resultType = LLVM::LLVMStructType::getLiteral(
       context, SmallVector<Type>(total, f32));
-  auto wait = buildPtx(builder, loc, waitType, values,
-                       "wgmma.wait_group.sync.aligned 0;", constraints,
-                       /*sideEffects=*/true);
+  auto mma = buildPtx(builder, loc, resultType, operands, text, constraints,
+                      /*sideEffects=*/true);
   SmallVector<Value> result;
   for (int64_t i = 0; i < total; ++i)
     result.push_back(builder.create<LLVM::ExtractValueOp>(
-        loc, wait.getResult(0), ArrayRef<int64_t>{i}));
+        loc, mma.getResult(0), ArrayRef<int64_t>{i}));
   return result;
 }

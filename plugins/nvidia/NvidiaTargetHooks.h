@@ -111,11 +111,12 @@ public:
   /// visible to wgmma.
   void buildSharedOperandFence(mlir::OpBuilder &builder,
                                mlir::Location loc) const override;
-  /// "nvidia.mma" version 3 (sm_90a): `wgmma.fence`, one
-  /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per instruction
-  /// with both operands described by shared-memory matrix descriptors,
-  /// `wgmma.commit_group` and `wgmma.wait_group 0`, the accumulators passed
-  /// through the wait so that nothing reads them before it.
+  /// "nvidia.mma" version 3 (sm_90a), one inline-asm statement per group:
+  /// `wgmma.fence`, one `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}`
+  /// per instruction (B, and A unless in registers, described by
+  /// shared-memory matrix descriptors derived from one root per K chain),
+  /// `wgmma.commit_group` and `wgmma.wait_group 0`; the accumulators are the
+  /// statement's outputs, so nothing reads them before the wait.
   mlir::FailureOr<llvm::SmallVector<mlir::Value>>
   buildSharedMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
                             const backend::SharedMatrixMultiply &group,

@@ -5,8 +5,10 @@
 // RUN: tegula-opt %s --split-input-file --tile-test-lower-to-llvm | FileCheck %s
 
 // A tile of pointers with a mask: a loop over elements, each one branching on
-// its mask bit.
+// its mask bit. A masked-off element reads the function's one i32 zero
+// constant (common subexpressions are merged before the conversion).
 // CHECK-LABEL: llvm.func @add_tile_masked(
+// CHECK:         %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK:         ^{{bb[0-9]+}}(%[[I:.+]]: i64):
 // CHECK:         %[[PA:.+]] = llvm.getelementptr %{{.+}}[%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, i64
 // CHECK-NEXT:    %[[ADDR:.+]] = llvm.load %[[PA]] {alignment = 8 : i64} : !llvm.ptr -> i64
@@ -21,7 +23,6 @@
 // CHECK-NEXT:    %[[OLD:.+]] = llvm.atomicrmw add %[[PTR]], %[[V]] monotonic : !llvm.ptr, i32
 // CHECK-NEXT:    llvm.br ^[[JOIN:bb[0-9]+]](%[[OLD]] : i32)
 // CHECK-NEXT:  ^[[SKIP]]:
-// CHECK-NEXT:    %[[ZERO:.+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    llvm.br ^[[JOIN]](%[[ZERO]] : i32)
 // CHECK-NEXT:  ^[[JOIN]](%[[R:.+]]: i32):
 // CHECK:         %[[RA:.+]] = llvm.getelementptr %{{.+}}[%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
@@ -77,16 +78,15 @@ tile.func @rmw_kinds(%pi: !tile.ptr<i32>, %pf: !tile.ptr<f32>, %i: i32, %f: f32,
 
 // Compare-and-swap: cmpxchg with the success ordering of the op and a failure
 // ordering without release; floats compare as integers of their width. The
-// results here are unused, so the bitcast of the old bits back to f32 is dead
-// and folded away; @cas_tile below checks that bitcast where the result is used.
+// results here are unused, so the extraction of the old value and its bitcast
+// back to f32 are dead and removed; @cas_tile below checks both where the
+// result is used.
 // CHECK-LABEL: llvm.func @cas(
 // CHECK-SAME:    %[[PI:[^:]+]]: !llvm.ptr, %[[PF:[^:]+]]: !llvm.ptr, %[[PH:[^:]+]]: !llvm.ptr, %[[I:[^:]+]]: i32, %[[F:[^:]+]]: f32, %[[G:[^:]+]]: f32, %[[H:[^:]+]]: f16
 // CHECK:         %[[CMP:.+]] = llvm.bitcast %[[F]] : f32 to i32
 // CHECK-NEXT:    %[[NEW:.+]] = llvm.bitcast %[[G]] : f32 to i32
-// CHECK-NEXT:    %[[PAIR:.+]] = llvm.cmpxchg %[[PF]], %[[CMP]], %[[NEW]] acq_rel acquire : !llvm.ptr, i32
-// CHECK-NEXT:    llvm.extractvalue %[[PAIR]][0] : !llvm.struct<(i32, i1)>
-// CHECK-NEXT:    %[[IPAIR:.+]] = llvm.cmpxchg %[[PI]], %[[I]], %[[I]] monotonic monotonic : !llvm.ptr, i32
-// CHECK-NEXT:    llvm.extractvalue %[[IPAIR]][0] : !llvm.struct<(i32, i1)>
+// CHECK-NEXT:    llvm.cmpxchg %[[PF]], %[[CMP]], %[[NEW]] acq_rel acquire : !llvm.ptr, i32
+// CHECK-NEXT:    llvm.cmpxchg %[[PI]], %[[I]], %[[I]] monotonic monotonic : !llvm.ptr, i32
 // CHECK-NEXT:    llvm.cmpxchg %[[PI]], %[[I]], %[[I]] release monotonic : !llvm.ptr, i32
 // CHECK:         llvm.cmpxchg %[[PI]], %[[I]], %[[I]] acquire acquire : !llvm.ptr, i32
 // CHECK:         %[[HB:.+]] = llvm.bitcast %[[H]] : f16 to i16

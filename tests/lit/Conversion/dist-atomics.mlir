@@ -15,12 +15,19 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 256 : i64
 // CHECK:       llvm.func @replicated(
 // CHECK-SAME:      %[[P:[^:]+]]: !llvm.ptr, %[[Q:[^:]+]]: !llvm.ptr, %[[N:[^:]+]]: i32,
-// CHECK:         %[[WARP:[0-9]+]] = llvm.lshr %{{[0-9]+}}, %{{[0-9]+}} : i32
-// The element: lane bits and warp bit 0 (32); warp bit 1 replicates.
-// CHECK:         %[[W32:[0-9]+]] = llvm.mlir.constant(32 : i32) : i32
-// CHECK-NEXT:    %[[WT:[0-9]+]] = llvm.mul %{{[0-9]+}}, %[[W32]] : i32
-// CHECK-NEXT:    %[[E:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[WT]] : i32
-// CHECK:         %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK:         %[[TID:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[C31:[0-9]+]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
+// CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// The element: the lane bits (their field, lane & 31, is the lane itself)
+// or'ed with warp bit 0 as element bit 5, (warp & 1) << 5; warp bit 1
+// replicates.
+// CHECK-NEXT:    %[[C1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[W0:[0-9]+]] = llvm.and %[[WARP]], %[[C1]] : i32
+// CHECK-NEXT:    %[[WT:[0-9]+]] = llvm.shl %[[W0]], %[[C5]] : i32
+// CHECK-NEXT:    %[[E:[0-9]+]] = llvm.or %[[LANE]], %[[WT]] : i32
+// CHECK-NEXT:    %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[WB:[0-9]+]] = llvm.and %[[WARP]], %[[C2]] : i32
 // CHECK-NEXT:    %[[Z:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[OWNER:[0-9]+]] = llvm.icmp "eq" %[[WB]], %[[Z]] : i32
@@ -91,7 +98,9 @@ tile.func @not_replicated(%p: !tile.ptr<i32>) {
 // Scalar atomics: barrier (every thread has done its earlier loads); thread 0
 // performs each and stores the old value at shared byte 0; barrier; every
 // thread loads it; barrier. The CAS compares with the broadcast value of the
-// add. A scalar store is also thread 0's, between two barriers.
+// add. A scalar store is also thread 0's, between two barriers. The
+// thread-0 test is computed once and reused (common subexpressions are
+// merged).
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 16 : i64
 // CHECK:       llvm.func @scalar_atomics(
@@ -113,9 +122,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT:    %[[T:[0-9]+]] = llvm.load %[[SHM]] : !llvm.ptr -> i32
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
-// CHECK-NEXT:    %[[Z1:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK-NEXT:    %[[FIRST2:[0-9]+]] = llvm.icmp "eq" %[[TID]], %[[Z1]] : i32
-// CHECK-NEXT:    llvm.cond_br %[[FIRST2]], ^[[CAS:bb[0-9]+]], ^[[JOIN2:bb[0-9]+]]
+// CHECK-NEXT:    llvm.cond_br %[[FIRST]], ^[[CAS:bb[0-9]+]], ^[[JOIN2:bb[0-9]+]]
 // CHECK-NEXT:  ^[[CAS]]:
 // CHECK-NEXT:    %[[PAIR:[0-9]+]] = llvm.cmpxchg %[[C]], %[[T]], %{{[0-9]+}} acq_rel acquire : !llvm.ptr, i32
 // CHECK-NEXT:    %[[SEEN:[0-9]+]] = llvm.extractvalue %[[PAIR]][0]
@@ -127,8 +134,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // The scalar store: thread 0 again, between barriers, no broadcast.
 // CHECK-NEXT:    %[[O:[0-9]+]] = llvm.getelementptr %[[OUT]][%[[TT]]] : (!llvm.ptr, i32) -> !llvm.ptr, i32
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
-// CHECK:         llvm.icmp "eq" %[[TID]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    llvm.cond_br
+// CHECK-NEXT:    llvm.cond_br %[[FIRST]], ^{{bb[0-9]+}}, ^{{bb[0-9]+}}
 // CHECK-NEXT:  ^{{bb[0-9]+}}:
 // CHECK-NEXT:    llvm.store %[[T]], %[[O]] {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK:         llvm.call @test_barrier() : () -> ()

@@ -106,14 +106,14 @@
 // RUN: tegula compile %tegula_src/tests/frontend/corpus/cumsum_argmax_histogram.py --kernel argmax_kernel \
 // RUN:   --signature '*fp32:16, *fp32:16, *i32:16, i32, i32, 128' | tegula-opt -tile-assign-layouts \
 // RUN:   | tegula-opt -tile-test-lower-to-llvm=distributed=true | FileCheck %s --check-prefix=ARGMAX
-// (value, index) pairs: both shuffled, both staged (2 x 16 bytes).
+// (value, index) pairs: both shuffled, by the same offset (one constant,
+// common subexpressions being merged), both staged (2 x 16 bytes).
 // ARGMAX-LABEL: module attributes {lowering.scratch_bytes = 32 : i64
 // ARGMAX-DAG:   llvm.func @test_shuffle_xor(f32, i32) -> f32
 // ARGMAX-DAG:   llvm.func @test_shuffle_xor_1(i32, i32) -> i32
 // ARGMAX:       llvm.func @argmax_kernel(
-// ARGMAX:       llvm.call @test_shuffle_xor(
-// ARGMAX-NEXT:  llvm.mlir.constant
-// ARGMAX-NEXT:  llvm.call @test_shuffle_xor_1(
+// ARGMAX:       llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K:[0-9]+]]) : (f32, i32) -> f32
+// ARGMAX-NEXT:  llvm.call @test_shuffle_xor_1(%{{[0-9]+}}, %[[K]]) : (i32, i32) -> i32
 
 // RUN: tegula compile %tegula_src/tests/frontend/corpus/cumsum_argmax_histogram.py --kernel histogram_kernel \
 // RUN:   --signature '*i32:16, *i32:16, i32, 1024' | tegula-opt -tile-assign-layouts \

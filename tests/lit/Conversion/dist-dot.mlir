@@ -68,7 +68,10 @@ tile.func @dot_f16(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>
 
 // Operands already in the dot-operand layouts (no conversion, no shared
 // memory) and an f16 accumulator: extended to f32, 4 FMAs (K = 4) per
-// register, truncated back to f16.
+// register, truncated back to f16. Every register of an operand loads the
+// same splat pointer, so with common subexpressions merged each operand is
+// one load and one extension, and the two accumulator registers' identical
+// chains are one, stored to both registers' (same) address.
 #c = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #da = #tile.dot_operand<{opIdx = 0, parent = #c, kWidth = 0}>
 #db = #tile.dot_operand<{opIdx = 1, parent = #c, kWidth = 0}>
@@ -76,22 +79,26 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 0 : i64
 // CHECK-NOT:   @test_barrier
 // CHECK:       llvm.func @dot_f16_acc(
-// CHECK:         llvm.ptrtoint %arg2 : !llvm.ptr to i64
+// CHECK:         llvm.ptrtoint %arg0 : !llvm.ptr to i64
 // CHECK-NEXT:    llvm.inttoptr
-// CHECK-NEXT:    %[[C:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 2 : i64} : !llvm.ptr -> f16
+// CHECK-NEXT:    %[[A:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 2 : i64} : !llvm.ptr -> f16
+// CHECK-NEXT:    llvm.ptrtoint %arg1 : !llvm.ptr to i64
 // CHECK-NEXT:    llvm.inttoptr
-// CHECK-NEXT:    llvm.load
+// CHECK-NEXT:    %[[B:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 2 : i64} : !llvm.ptr -> f16
+// CHECK-NEXT:    llvm.ptrtoint %arg2 : !llvm.ptr to i64
+// CHECK-NEXT:    %[[CP:[0-9]+]] = llvm.inttoptr
+// CHECK-NEXT:    %[[C:[0-9]+]] = llvm.load %[[CP]] {alignment = 2 : i64} : !llvm.ptr -> f16
 // CHECK-NEXT:    %[[CX:[0-9]+]] = llvm.fpext %[[C]] : f16 to f32
-// CHECK-NEXT:    llvm.fpext %{{[0-9]+}} : f16 to f32
-// CHECK-NEXT:    llvm.fpext %{{[0-9]+}} : f16 to f32
-// CHECK-NEXT:    %[[D0:[0-9]+]] = llvm.intr.fma(%{{[0-9]+}}, %{{[0-9]+}}, %[[CX]]) : (f32, f32, f32) -> f32
-// CHECK-COUNT-3: llvm.intr.fma
-// CHECK-NEXT:    %[[T:[0-9]+]] = llvm.fptrunc %{{[0-9]+}} : f32 to f16
-// CHECK-COUNT-4: llvm.intr.fma
-// CHECK-NEXT:    llvm.fptrunc %{{[0-9]+}} : f32 to f16
-// CHECK-NOT:     llvm.intr.fma
-// CHECK:         llvm.store %[[T]], %{{[0-9]+}} {alignment = 2 : i64} : f16, !llvm.ptr
-// CHECK:         llvm.return
+// CHECK-NEXT:    %[[AX:[0-9]+]] = llvm.fpext %[[A]] : f16 to f32
+// CHECK-NEXT:    %[[BX:[0-9]+]] = llvm.fpext %[[B]] : f16 to f32
+// CHECK-NEXT:    %[[D0:[0-9]+]] = llvm.intr.fma(%[[AX]], %[[BX]], %[[CX]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT:    %[[D1:[0-9]+]] = llvm.intr.fma(%[[AX]], %[[BX]], %[[D0]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT:    %[[D2:[0-9]+]] = llvm.intr.fma(%[[AX]], %[[BX]], %[[D1]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT:    %[[D3:[0-9]+]] = llvm.intr.fma(%[[AX]], %[[BX]], %[[D2]]) : (f32, f32, f32) -> f32
+// CHECK-NEXT:    %[[T:[0-9]+]] = llvm.fptrunc %[[D3]] : f32 to f16
+// CHECK-NEXT:    llvm.store %[[T]], %[[CP]] {alignment = 2 : i64} : f16, !llvm.ptr
+// CHECK-NEXT:    llvm.store %[[T]], %[[CP]] {alignment = 2 : i64} : f16, !llvm.ptr
+// CHECK-NEXT:    llvm.return
 tile.func @dot_f16_acc(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f16>) {
   %as = tile.splat %pa : !tile.ptr<f16> -> tensor<16x4x!tile.ptr<f16>, #da>
   %a = tile.load %as : tensor<16x4x!tile.ptr<f16>, #da>

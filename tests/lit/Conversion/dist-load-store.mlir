@@ -182,14 +182,23 @@ tile.func @copy_unmasked(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %z: 
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: llvm.func @store_replicated(
 // CHECK:         %[[TID:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> i32
-// CHECK:         %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %{{[0-9]+}} : i32
-// Warp bit 0 is element bit 5 (32); the owner test on warp bit 1 follows.
-// CHECK:         %[[W32:[0-9]+]] = llvm.mlir.constant(32 : i32) : i32
-// CHECK-NEXT:    %{{[0-9]+}} = llvm.mul %{{[0-9]+}}, %[[W32]] : i32
-// CHECK:         %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[C31:[0-9]+]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
+// CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// The lane is element bits 0-4 (its field, lane & 31, is the lane itself)
+// and warp bit 0 element bit 5: lane | (warp & 1) << 5. The owner test on
+// warp bit 1 follows.
+// CHECK-NEXT:    %[[C1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[W0:[0-9]+]] = llvm.and %[[WARP]], %[[C1]] : i32
+// CHECK-NEXT:    %[[W32:[0-9]+]] = llvm.shl %[[W0]], %[[C5]] : i32
+// CHECK-NEXT:    %[[COORD:[0-9]+]] = llvm.or %[[LANE]], %[[W32]] : i32
+// CHECK-NEXT:    %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[BITS:[0-9]+]] = llvm.and %[[WARP]], %[[C2]] : i32
 // CHECK-NEXT:    %[[C0:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[OWNER:[0-9]+]] = llvm.icmp "eq" %[[BITS]], %[[C0]] : i32
+// The address is z + 4 * coordinate.
+// CHECK:         llvm.sext %[[COORD]] : i32 to i64
 // CHECK:         llvm.cond_br %[[OWNER]], ^[[ST:bb[0-9]+]], ^{{bb[0-9]+}}
 // CHECK-NEXT:  ^[[ST]]:
 // CHECK:         llvm.store %arg1, %{{[0-9]+}} {alignment = 4 : i64} : f32, !llvm.ptr

@@ -2,8 +2,12 @@
 // DistElementwise.cpp make_range). The thread id is the fourth field of the
 // context; lane = tid & (warpSize - 1), warp = tid >> log2(warpSize). A
 // layout's coordinate along a dimension is the XOR, over the set bits of the
-// lane and warp ids, of that bit's basis, computed once in the prologue;
-// register r adds (XORs) its own offset, and make_range adds its start.
+// lane and warp ids, of that bit's basis, computed once in the prologue: a
+// run of id bits whose bases are consecutive powers of two is one field
+// ((id >> bit) & mask) << shift, and fields whose bits cannot overlap are
+// or'ed. Register r XORs its own offset, or adds it where the thread's bits
+// cannot overlap it, and make_range adds its start. Common subexpressions
+// (constants included) are merged, so each constant appears once.
 // Here warps are 4 threads (warp-size=4) and the module runs 2 warps, so the
 // whole mapping is a few lines.
 
@@ -27,48 +31,33 @@ module attributes {tile.num_warps = 2 : i32} {
 // CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C3]] : i32
 // CHECK-NEXT:    %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C2]] : i32
-// The 1-D layout: 2 * lane[0] ^ 4 * lane[1] ^ 8 * warp[0].
-// CHECK:         %[[L0:[0-9]+]] = llvm.and %[[LANE]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[K2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    %[[T0:[0-9]+]] = llvm.mul %[[L0]], %[[K2]] : i32
-// CHECK-NEXT:    %[[ONE:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[SH1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[S1:[0-9]+]] = llvm.lshr %[[LANE]], %[[SH1]] : i32
-// CHECK-NEXT:    %[[L1:[0-9]+]] = llvm.and %[[S1]], %[[ONE]] : i32
-// CHECK-NEXT:    %[[K4:[0-9]+]] = llvm.mlir.constant(4 : i32) : i32
-// CHECK-NEXT:    %[[T1:[0-9]+]] = llvm.mul %[[L1]], %[[K4]] : i32
-// CHECK-NEXT:    %[[X1:[0-9]+]] = llvm.xor %[[T0]], %[[T1]] : i32
-// CHECK:         %[[W0:[0-9]+]] = llvm.and %[[WARP]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[K8:[0-9]+]] = llvm.mlir.constant(8 : i32) : i32
-// CHECK-NEXT:    %[[T2:[0-9]+]] = llvm.mul %[[W0]], %[[K8]] : i32
-// CHECK-NEXT:    %[[C1D:[0-9]+]] = llvm.xor %[[X1]], %[[T2]] : i32
-// The slice layout's rows: lane[1] ^ 2 * warp[0].
-// CHECK:         %[[RS:[0-9]+]] = llvm.lshr %[[LANE]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[RL:[0-9]+]] = llvm.and %[[RS]], %{{[0-9]+}} : i32
-// CHECK:         %[[RW:[0-9]+]] = llvm.and %[[WARP]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[RK:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    %[[RT:[0-9]+]] = llvm.mul %[[RW]], %[[RK]] : i32
-// CHECK-NEXT:    %[[ROW:[0-9]+]] = llvm.xor %[[RL]], %[[RT]] : i32
+// The 1-D layout: lane bits 0-1 are one field, (lane & 3) << 1 (the & 3
+// folds into the lane's own), or'ed with the warp bit, (warp & 1) << 3.
+// CHECK-NEXT:    %[[C1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[LF:[0-9]+]] = llvm.shl %[[LANE]], %[[C1]] : i32
+// CHECK-NEXT:    %[[W0:[0-9]+]] = llvm.and %[[WARP]], %[[C1]] : i32
+// CHECK-NEXT:    %[[WF:[0-9]+]] = llvm.shl %[[W0]], %[[C3]] : i32
+// CHECK-NEXT:    %[[C1D:[0-9]+]] = llvm.or %[[LF]], %[[WF]] : i32
+// The slice layout's rows: ((lane >> 1) & 1) | ((warp & 1) << 1).
+// CHECK-NEXT:    %[[RS:[0-9]+]] = llvm.lshr %[[LANE]], %[[C1]] : i32
+// CHECK-NEXT:    %[[RL:[0-9]+]] = llvm.and %[[RS]], %[[C1]] : i32
+// CHECK-NEXT:    %[[RW:[0-9]+]] = llvm.shl %[[W0]], %[[C1]] : i32
+// CHECK-NEXT:    %[[ROW:[0-9]+]] = llvm.or %[[RL]], %[[RW]] : i32
 // The owner of the slice's replicas: lane bit 0 clear.
-// CHECK:         %[[OM:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[OB:[0-9]+]] = llvm.and %[[LANE]], %[[OM]] : i32
+// CHECK-NEXT:    %[[OB:[0-9]+]] = llvm.and %[[LANE]], %[[C1]] : i32
 // CHECK-NEXT:    %[[OZ:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-NEXT:    %[[OWNER:[0-9]+]] = llvm.icmp "eq" %[[OB]], %[[OZ]] : i32
-// make_range 16..48 over the 1-D layout: registers 0, 1, 16, 17, plus 16.
-// CHECK:         %[[S:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
+// make_range 16..48 over the 1-D layout: registers 0, 1, 16, 17, each added
+// (the thread's bits, 2, 4 and 8, never overlap them), plus 16. Register 16's
+// offset add is register 0's add of the start, so it is reused.
+// CHECK-NEXT:    %[[S:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK-NEXT:    %[[R0:[0-9]+]] = llvm.add %[[C1D]], %[[S]] : i32
-// CHECK-NEXT:    %[[O1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[X01:[0-9]+]] = llvm.xor %[[C1D]], %[[O1]] : i32
-// CHECK-NEXT:    llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT:    %[[R1:[0-9]+]] = llvm.add %[[X01]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[O16:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT:    %[[X16:[0-9]+]] = llvm.xor %[[C1D]], %[[O16]] : i32
-// CHECK-NEXT:    llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT:    %[[R2:[0-9]+]] = llvm.add %[[X16]], %{{[0-9]+}} : i32
+// CHECK-NEXT:    %[[A01:[0-9]+]] = llvm.add %[[C1D]], %[[C1]] : i32
+// CHECK-NEXT:    %[[R1:[0-9]+]] = llvm.add %[[A01]], %[[S]] : i32
+// CHECK-NEXT:    %[[R2:[0-9]+]] = llvm.add %[[R0]], %[[S]] : i32
 // CHECK-NEXT:    %[[O17:[0-9]+]] = llvm.mlir.constant(17 : i32) : i32
-// CHECK-NEXT:    %[[X17:[0-9]+]] = llvm.xor %[[C1D]], %[[O17]] : i32
-// CHECK-NEXT:    llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT:    %[[R3:[0-9]+]] = llvm.add %[[X17]], %{{[0-9]+}} : i32
+// CHECK-NEXT:    %[[A17:[0-9]+]] = llvm.add %[[C1D]], %[[O17]] : i32
+// CHECK-NEXT:    %[[R3:[0-9]+]] = llvm.add %[[A17]], %[[S]] : i32
 // Every thread stores its 4 registers (no replication, no branch).
 // CHECK-NOT:     llvm.cond_br
 // CHECK:         llvm.store %[[R0]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
@@ -78,9 +67,10 @@ module attributes {tile.num_warps = 2 : i32} {
 // CHECK-NEXT:    llvm.store %[[R2]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK-NEXT:    llvm.inttoptr
 // CHECK-NEXT:    llvm.store %[[R3]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
-// The rows: registers at +0 and +4, stored by the owners only.
+// The rows: registers at +0 and +4 (added: the thread's row bits are 1 and
+// 2), stored by the owners only.
 // CHECK-NEXT:    %[[O4:[0-9]+]] = llvm.mlir.constant(4 : i32) : i32
-// CHECK-NEXT:    %[[ROW4:[0-9]+]] = llvm.xor %[[ROW]], %[[O4]] : i32
+// CHECK-NEXT:    %[[ROW4:[0-9]+]] = llvm.add %[[ROW]], %[[O4]] : i32
 // CHECK:         llvm.cond_br %[[OWNER]], ^[[ST0:bb[0-9]+]], ^{{bb[0-9]+}}
 // CHECK-NEXT:  ^[[ST0]]:
 // CHECK-NEXT:    llvm.inttoptr

@@ -8,6 +8,10 @@
 // another axis need no shared memory and no barrier. A multi-operand reduce
 // (argmax: value, index) shuffles and stages every operand (one shuffle
 // declaration per type). Scalar results are stored by thread 0 only.
+// The tests load their operands through a splat pointer, so every register
+// loads the same address: common subexpressions being merged, that is one
+// load, and identical in-register chains of different groups are one chain;
+// the shuffles (calls) are not merged.
 
 // RUN: tegula-opt %s --split-input-file --tile-test-lower-to-llvm=distributed=true | FileCheck %s
 
@@ -19,68 +23,59 @@
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 32 : i64
 // CHECK:       llvm.func @row_sum(
-// CHECK:         %[[WARP:[0-9]+]] = llvm.lshr %{{[0-9]+}}, %{{[0-9]+}} : i32
-// The 8 loaded registers: row 0 is registers 0-3, row 1 registers 4-7.
-// CHECK:         %[[X0:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK:         %[[X1:[0-9]+]] = llvm.load
-// CHECK:         %[[X2:[0-9]+]] = llvm.load
-// CHECK:         %[[X3:[0-9]+]] = llvm.load
-// CHECK:         %[[X4:[0-9]+]] = llvm.load
-// CHECK:         %[[X5:[0-9]+]] = llvm.load
-// CHECK:         %[[X6:[0-9]+]] = llvm.load
-// CHECK:         %[[X7:[0-9]+]] = llvm.load
-// In registers.
-// CHECK-NEXT:    %[[A0:[0-9]+]] = llvm.fadd %[[X0]], %[[X1]] : f32
-// CHECK-NEXT:    %[[A1:[0-9]+]] = llvm.fadd %[[A0]], %[[X2]] : f32
-// CHECK-NEXT:    %[[R0:[0-9]+]] = llvm.fadd %[[A1]], %[[X3]] : f32
-// CHECK-NEXT:    %[[B0:[0-9]+]] = llvm.fadd %[[X4]], %[[X5]] : f32
-// CHECK-NEXT:    %[[B1:[0-9]+]] = llvm.fadd %[[B0]], %[[X6]] : f32
-// CHECK-NEXT:    %[[R1:[0-9]+]] = llvm.fadd %[[B1]], %[[X7]] : f32
-// Across the lanes: offsets 1, 2, 4, 8, 16, each for both rows.
+// CHECK:         %[[TID:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[C31:[0-9]+]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
+// CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// The 8 registers (row 0 registers 0-3, row 1 registers 4-7) are one load;
+// in registers, each row is x + x + x + x, the two rows' chains being one.
+// CHECK:         %[[X:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[A0:[0-9]+]] = llvm.fadd %[[X]], %[[X]] : f32
+// CHECK-NEXT:    %[[A1:[0-9]+]] = llvm.fadd %[[A0]], %[[X]] : f32
+// CHECK-NEXT:    %[[R:[0-9]+]] = llvm.fadd %[[A1]], %[[X]] : f32
+// Across the lanes: offsets 1, 2, 4, 8, 16, each for row 0 then row 1 (the
+// two rows' shuffles share each offset constant).
 // CHECK-NEXT:    %[[K1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[S0:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0]], %[[K1]]) : (f32, i32) -> f32
-// CHECK-NEXT:    %[[R0_1:[0-9]+]] = llvm.fadd %[[R0]], %[[S0]] : f32
-// CHECK-NEXT:    %[[K1B:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[S1:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1]], %[[K1B]]) : (f32, i32) -> f32
-// CHECK-NEXT:    %[[R1_1:[0-9]+]] = llvm.fadd %[[R1]], %[[S1]] : f32
+// CHECK-NEXT:    %[[S0:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R]], %[[K1]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[R0_1:[0-9]+]] = llvm.fadd %[[R]], %[[S0]] : f32
+// CHECK-NEXT:    %[[S1:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R]], %[[K1]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[R1_1:[0-9]+]] = llvm.fadd %[[R]], %[[S1]] : f32
 // CHECK-NEXT:    %[[K2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT:    %[[S2:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0_1]], %[[K2]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R0_2:[0-9]+]] = llvm.fadd %[[R0_1]], %[[S2]] : f32
-// CHECK-NEXT:    %[[K2B:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    %[[S3:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_1]], %[[K2B]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[S3:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_1]], %[[K2]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R1_2:[0-9]+]] = llvm.fadd %[[R1_1]], %[[S3]] : f32
 // CHECK-NEXT:    %[[K4:[0-9]+]] = llvm.mlir.constant(4 : i32) : i32
 // CHECK-NEXT:    %[[S4:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0_2]], %[[K4]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R0_3:[0-9]+]] = llvm.fadd %[[R0_2]], %[[S4]] : f32
-// CHECK-NEXT:    %[[K4B:[0-9]+]] = llvm.mlir.constant(4 : i32) : i32
-// CHECK-NEXT:    %[[S5:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_2]], %[[K4B]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[S5:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_2]], %[[K4]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R1_3:[0-9]+]] = llvm.fadd %[[R1_2]], %[[S5]] : f32
 // CHECK-NEXT:    %[[K8:[0-9]+]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK-NEXT:    %[[S6:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0_3]], %[[K8]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R0_4:[0-9]+]] = llvm.fadd %[[R0_3]], %[[S6]] : f32
-// CHECK-NEXT:    %[[K8B:[0-9]+]] = llvm.mlir.constant(8 : i32) : i32
-// CHECK-NEXT:    %[[S7:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_3]], %[[K8B]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[S7:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_3]], %[[K8]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R1_4:[0-9]+]] = llvm.fadd %[[R1_3]], %[[S7]] : f32
 // CHECK-NEXT:    %[[K16:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK-NEXT:    %[[S8:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0_4]], %[[K16]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[W0:[0-9]+]] = llvm.fadd %[[R0_4]], %[[S8]] : f32
-// CHECK-NEXT:    %[[K16B:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT:    %[[S9:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_4]], %[[K16B]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[S9:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_4]], %[[K16]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[W1:[0-9]+]] = llvm.fadd %[[R1_4]], %[[S9]] : f32
 // CHECK-NOT:     @test_shuffle_xor
-// Across the warps: slot = warp bits 0 and 1; the partial of row r goes to
-// element slot * 2 + r.
-// CHECK:         %[[WB0:[0-9]+]] = llvm.and %[[WARP]], %{{[0-9]+}} : i32
-// CHECK:         %[[WS1:[0-9]+]] = llvm.lshr %[[WARP]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[WB1:[0-9]+]] = llvm.and %[[WS1]], %{{[0-9]+}} : i32
-// CHECK-NEXT:    %[[SH:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[WB1S:[0-9]+]] = llvm.shl %[[WB1]], %[[SH]] : i32
+// Across the warps: slot = warp bits 0 and 1, (warp & 1) | ((warp >> 1) & 1)
+// << 1; the partial of row r goes to element slot * 2 + r (the 1s and the
+// 2 are the shuffle offsets' constants).
+// CHECK-NEXT:    %[[WB0:[0-9]+]] = llvm.and %[[WARP]], %[[K1]] : i32
+// CHECK-NEXT:    %[[WS1:[0-9]+]] = llvm.lshr %[[WARP]], %[[K1]] : i32
+// CHECK-NEXT:    %[[WB1:[0-9]+]] = llvm.and %[[WS1]], %[[K1]] : i32
+// CHECK-NEXT:    %[[WB1S:[0-9]+]] = llvm.shl %[[WB1]], %[[K1]] : i32
 // CHECK-NEXT:    %[[SLOT:[0-9]+]] = llvm.or %[[WB0]], %[[WB1S]] : i32
-// CHECK:         %[[NOUT:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    %[[AT0:[0-9]+]] = llvm.mul %[[SLOT]], %[[NOUT]] : i32
+// CHECK-NEXT:    %[[AT0:[0-9]+]] = llvm.mul %[[SLOT]], %[[K2]] : i32
 // CHECK-NEXT:    %[[P0:[0-9]+]] = llvm.getelementptr %[[SHM:[0-9]+]][%[[AT0]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
 // CHECK-NEXT:    llvm.store %[[W0]], %[[P0]] : f32, !llvm.ptr
-// CHECK:         llvm.store %[[W1]], %{{[0-9]+}} : f32, !llvm.ptr
+// CHECK-NEXT:    %[[AT1:[0-9]+]] = llvm.add %[[AT0]], %[[K1]] : i32
+// CHECK-NEXT:    %[[P1:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT1]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %[[W1]], %[[P1]] : f32, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // Row 0: slots 0..3 are elements 0, 2, 4, 6.
 // CHECK-NEXT:    %[[L0:[0-9]+]] = llvm.load %[[SHM]] : !llvm.ptr -> f32
@@ -127,19 +122,29 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 0 : i64
 // CHECK-NOT:   @test_barrier
 // CHECK:       llvm.func @row_max(
-// CHECK-COUNT-12: llvm.intr.maxnum(%{{[0-9]+}}, %{{[0-9]+}}) : (f32, f32) -> f32
+// The 16 registers are one load, so the 4 groups' in-register chains,
+// max(max(max(x, x), x), x), are one; folding during the conversion leaves
+// two of its three steps.
+// CHECK:         %[[X:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[A:[0-9]+]] = llvm.intr.maxnum(%[[X]], %[[X]]) : (f32, f32) -> f32
+// CHECK-NEXT:    %[[G:[0-9]+]] = llvm.intr.maxnum(%[[A]], %[[X]]) : (f32, f32) -> f32
+// Offset 1, 2, then 4, each once per group (4 groups).
 // CHECK-NEXT:    %[[K1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K1]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[S1:[0-9]+]] = llvm.call @test_shuffle_xor(%[[G]], %[[K1]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[G1:[0-9]+]] = llvm.intr.maxnum(%[[G]], %[[S1]]) : (f32, f32) -> f32
+// CHECK-COUNT-3: llvm.call @test_shuffle_xor(%[[G]], %[[K1]]) : (f32, i32) -> f32
 // CHECK:         %[[K2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
-// CHECK-NEXT:    llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K2]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[S2:[0-9]+]] = llvm.call @test_shuffle_xor(%[[G1]], %[[K2]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[G2:[0-9]+]] = llvm.intr.maxnum(%[[G1]], %[[S2]]) : (f32, f32) -> f32
+// CHECK-COUNT-3: llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K2]]) : (f32, i32) -> f32
 // CHECK:         %[[K4:[0-9]+]] = llvm.mlir.constant(4 : i32) : i32
-// CHECK-NEXT:    llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K4]]) : (f32, i32) -> f32
-// CHECK-NEXT:    %[[M0:[0-9]+]] = llvm.intr.maxnum
-// CHECK-COUNT-3: llvm.call @test_shuffle_xor(
+// CHECK-NEXT:    %[[S4:[0-9]+]] = llvm.call @test_shuffle_xor(%[[G2]], %[[K4]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[M0:[0-9]+]] = llvm.intr.maxnum(%[[G2]], %[[S4]]) : (f32, f32) -> f32
+// CHECK-COUNT-3: llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K4]]) : (f32, i32) -> f32
 // CHECK-NOT:     @test_shuffle_xor
 // CHECK-NOT:     @test_barrier
 // The subtraction reads the row maximum from registers.
-// CHECK:         llvm.fsub %{{[0-9]+}}, %[[M0]] : f32
+// CHECK:         llvm.fsub %[[X]], %[[M0]] : f32
 // CHECK-NOT:     @test_barrier
 // CHECK:         llvm.return
 tile.func @row_max(%p: !tile.ptr<f32>) {
@@ -168,8 +173,10 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 16 : i64
 // CHECK:       llvm.func @total(
 // CHECK:         %[[TID:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> i32
-// CHECK-COUNT-8: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK-COUNT-7: llvm.fadd
+// The 8 registers are one load, summed in registers by 7 adds.
+// CHECK:         %[[X:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.fadd %[[X]], %[[X]] : f32
+// CHECK-COUNT-6: llvm.fadd %{{[0-9]+}}, %[[X]] : f32
 // CHECK-NEXT:    %[[K1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    llvm.call @test_shuffle_xor(%{{[0-9]+}}, %[[K1]]) : (f32, i32) -> f32
 // CHECK-NEXT:    llvm.fadd
@@ -224,15 +231,22 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-DAG:   llvm.func @test_shuffle_xor(f32, i32) -> f32
 // CHECK-DAG:   llvm.func @test_shuffle_xor_1(i32, i32) -> i32
 // CHECK:       llvm.func @argmax(
-// The index: the lane and warp bits (make_range in the prologue).
-// CHECK:         llvm.mlir.constant(64 : i32) : i32
-// CHECK-NEXT:    llvm.mul
-// CHECK-NEXT:    %[[I:[0-9]+]] = llvm.xor %{{[0-9]+}}, %{{[0-9]+}} : i32
+// The index (make_range in the prologue): the lane bits (their field, lane
+// & 31, is the lane itself) or'ed with the warp bits as bits 5-6,
+// (warp & 3) << 5.
+// CHECK:         %[[TID:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[C31:[0-9]+]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
+// CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// CHECK-NEXT:    %[[C3:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[WM:[0-9]+]] = llvm.and %[[WARP]], %[[C3]] : i32
+// CHECK-NEXT:    %[[WF:[0-9]+]] = llvm.shl %[[WM]], %[[C5]] : i32
+// CHECK-NEXT:    %[[I:[0-9]+]] = llvm.or %[[LANE]], %[[WF]] : i32
 // CHECK:         %[[V:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK-NEXT:    %[[K1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-NEXT:    %[[V1:[0-9]+]] = llvm.call @test_shuffle_xor(%[[V]], %[[K1]]) : (f32, i32) -> f32
-// CHECK-NEXT:    %[[K1B:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[I1:[0-9]+]] = llvm.call @test_shuffle_xor_1(%[[I]], %[[K1B]]) : (i32, i32) -> i32
+// CHECK-NEXT:    %[[I1:[0-9]+]] = llvm.call @test_shuffle_xor_1(%[[I]], %[[K1]]) : (i32, i32) -> i32
 // CHECK-NEXT:    %[[GT:[0-9]+]] = llvm.fcmp "ogt" %[[V]], %[[V1]] : f32
 // CHECK-NEXT:    %[[EQ:[0-9]+]] = llvm.fcmp "oeq" %[[V]], %[[V1]] : f32
 // CHECK-NEXT:    %[[LT:[0-9]+]] = llvm.icmp "slt" %[[I]], %[[I1]] : i32

@@ -18,15 +18,45 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK:       llvm.func @convert(
 // CHECK:         %[[SHMP:[0-9]+]] = llvm.getelementptr %{{[^ ]+}}[0, 2]
 // CHECK-NEXT:    %[[SHM:[0-9]+]] = llvm.load %[[SHMP]] : !llvm.ptr -> !llvm.ptr
-// CHECK-COUNT-8: llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[TIDP:[0-9]+]] = llvm.getelementptr %{{[^ ]+}}[0, 3]
+// CHECK-NEXT:    %[[TID:[0-9]+]] = llvm.load %[[TIDP]] : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[C31:[0-9]+]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
+// CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// The source row: lane bits 2-4 are rows 1, 2, 4 and warp bits 0-1 rows 8,
+// 16, so ((lane >> 2) & 7) | ((warp & 3) << 3). The source column: lane bits
+// 0-1 are columns 4, 8, so (lane & 3) << 2. (The new layout's row and column
+// are the same two values, swapped.)
+// CHECK-NEXT:    %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[LS:[0-9]+]] = llvm.lshr %[[LANE]], %[[C2]] : i32
+// CHECK-NEXT:    %[[C7:[0-9]+]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT:    %[[LR:[0-9]+]] = llvm.and %[[LS]], %[[C7]] : i32
+// CHECK-NEXT:    %[[C3:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[WM:[0-9]+]] = llvm.and %[[WARP]], %[[C3]] : i32
+// CHECK-NEXT:    %[[WR:[0-9]+]] = llvm.shl %[[WM]], %[[C3]] : i32
+// CHECK-NEXT:    %[[ROW:[0-9]+]] = llvm.or %[[LR]], %[[WR]] : i32
+// CHECK-NEXT:    %[[LC:[0-9]+]] = llvm.and %[[LANE]], %[[C3]] : i32
+// CHECK-NEXT:    %[[COL:[0-9]+]] = llvm.shl %[[LC]], %[[C2]] : i32
+// The 8 source registers all load from the splat %p: one load once common
+// subexpressions are merged.
+// CHECK-NEXT:    llvm.ptrtoint
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // Source registers 0-3 and 4-7 are runs of 4 along the row: two 16-byte
-// stores at col + row * 36 (rows padded from 32 to 36 elements).
+// stores at col + row * 36 (rows padded from 32 to 36 elements); registers
+// 4-7 are at col + 16 (added: the thread's column bits are 4 and 8).
 // CHECK-NEXT:    %[[W:[0-9]+]] = llvm.mlir.constant(36 : i32) : i32
-// CHECK-NEXT:    %[[ROWS:[0-9]+]] = llvm.mul %[[ROW:[0-9]+]], %[[W]] : i32
-// CHECK-NEXT:    %[[AT:[0-9]+]] = llvm.add %[[ROWS]], %[[COL:[0-9]+]] : i32
+// CHECK-NEXT:    %[[ROWS:[0-9]+]] = llvm.mul %[[ROW]], %[[W]] : i32
+// CHECK-NEXT:    %[[AT:[0-9]+]] = llvm.add %[[ROWS]], %[[COL]] : i32
 // CHECK-NEXT:    %[[P:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-// CHECK:         llvm.store %{{[0-9]+}}, %[[P]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
-// CHECK:         llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+// CHECK:         %[[V:[0-9]+]] = llvm.insertelement %[[X]], %{{[0-9]+}}[%[[C3]] : i32] : vector<4xf32>
+// CHECK-NEXT:    llvm.store %[[V]], %[[P]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+// CHECK-NEXT:    %[[C16:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT:    %[[COL16:[0-9]+]] = llvm.add %[[COL]], %[[C16]] : i32
+// CHECK-NEXT:    %[[AT16:[0-9]+]] = llvm.add %[[ROWS]], %[[COL16]] : i32
+// CHECK-NEXT:    %[[P16:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT16]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+// CHECK-NEXT:    llvm.store %[[V]], %[[P16]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // The new layout's registers run down a column: 8 scalar loads.
 // CHECK-COUNT-8: llvm.load %{{[0-9]+}} : !llvm.ptr -> f32
@@ -48,8 +78,9 @@ tile.func @convert(%p: !tile.ptr<f32>) {
 
 // Column indices: make_range in the slice, expand_dims, broadcast to 32x32:
 // the 8 registers of the 32x32 tile are the make_range's (its column c and
-// c ^ 1, 2, 3, 16, 17, 18, 19), in registers. A 1-D blocked layout and a
-// slice that places lanes and warps the same: a renaming.
+// c + 1, 2, 3, 16, 17, 18, 19), in registers. A 1-D blocked layout and a
+// slice that places lanes and warps the same: a renaming. All the stores go
+// through the one splat pointer (common subexpressions are merged).
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #p = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
@@ -57,22 +88,34 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 0 : i64
 // CHECK-NOT:   @test_barrier
 // CHECK:       llvm.func @regs_only(
-// The slice's column: 4 * lane[0] ^ 8 * lane[1].
-// CHECK:         %[[K8:[0-9]+]] = llvm.mlir.constant(8 : i32) : i32
-// CHECK-NEXT:    %[[L1:[0-9]+]] = llvm.mul %{{[0-9]+}}, %[[K8]] : i32
-// CHECK-NEXT:    %[[C:[0-9]+]] = llvm.xor %{{[0-9]+}}, %[[L1]] : i32
-// CHECK:         %[[C1:[0-9]+]] = llvm.xor %[[C]], %{{[0-9]+}} : i32
+// CHECK:         %[[TID:[0-9]+]] = llvm.load %{{[0-9]+}} : !llvm.ptr -> i32
+// CHECK-NEXT:    %[[C31:[0-9]+]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
+// CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// The slice's column: lane bits 0-1 are columns 4 and 8, one field
+// (lane & 3) << 2.
+// CHECK-NEXT:    %[[K3:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[LC:[0-9]+]] = llvm.and %[[LANE]], %[[K3]] : i32
+// CHECK-NEXT:    %[[K2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[C:[0-9]+]] = llvm.shl %[[LC]], %[[K2]] : i32
+// The 128-element range, placed the same in both layouts: the lane (its
+// field, lane & 31, is the lane itself) | (warp & 3) << 5.
+// CHECK-NEXT:    %[[WM:[0-9]+]] = llvm.and %[[WARP]], %[[K3]] : i32
+// CHECK-NEXT:    %[[WF:[0-9]+]] = llvm.shl %[[WM]], %[[C5]] : i32
+// CHECK-NEXT:    %[[R:[0-9]+]] = llvm.or %[[LANE]], %[[WF]] : i32
+// The column's registers are added to it (the thread's column bits, 4 and
+// 8, never overlap 1, 2, 3, 16, 17, 18, 19).
+// CHECK-NEXT:    %[[O1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[C1:[0-9]+]] = llvm.add %[[C]], %[[O1]] : i32
 // CHECK:         %[[O19:[0-9]+]] = llvm.mlir.constant(19 : i32) : i32
-// CHECK-NEXT:    %[[C19:[0-9]+]] = llvm.xor %[[C]], %[[O19]] : i32
+// CHECK-NEXT:    %[[C19:[0-9]+]] = llvm.add %[[C]], %[[O19]] : i32
 // CHECK-NOT:     llvm.load
-// CHECK:         llvm.store %[[C]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
-// CHECK-NEXT:    llvm.inttoptr
-// CHECK-NEXT:    llvm.store %[[C1]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
-// CHECK-COUNT-5: llvm.store
-// CHECK-NEXT:    llvm.inttoptr
-// CHECK-NEXT:    llvm.store %[[C19]], %{{[0-9]+}} {alignment = 4 : i64} : i32, !llvm.ptr
-// CHECK-NOT:     llvm.load
-// CHECK:         llvm.store
+// CHECK:         llvm.store %[[C]], %[[PTR:[0-9]+]] {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT:    llvm.store %[[C1]], %[[PTR]] {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-COUNT-5: llvm.store %{{[0-9]+}}, %[[PTR]] {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT:    llvm.store %[[C19]], %[[PTR]] {alignment = 4 : i64} : i32, !llvm.ptr
+// CHECK-NEXT:    llvm.store %[[R]], %[[PTR]] {alignment = 4 : i64} : i32, !llvm.ptr
 // CHECK-NEXT:    llvm.return
 tile.func @regs_only(%p: !tile.ptr<i32>) {
   %c = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #tile.slice<{dim = 0, parent = #a}>>

@@ -172,13 +172,14 @@ tile.func @bf16_scalar(%x: bf16, %y: bf16, %p: !tile.ptr<bf16>) {
 // CHECK-NEXT:    %[[Q:.+]] = llvm.sdiv %[[XV:[^ ,]+]], %[[D1]] : vector<16xi32>
 // CHECK-NEXT:    %[[NEG:.+]] = llvm.sub %[[ZERO]], %[[XV]] : vector<16xi32>
 // CHECK-NEXT:    llvm.select %[[ISM]], %[[NEG]], %[[Q]] : vector<16xi1>, vector<16xi32>
-// A signed remainder by -1 is 0.
-// CHECK:         %[[RZERO:.+]] = llvm.mlir.constant(dense<0> : vector<16xi32>) : vector<16xi32>
-// CHECK:         %[[RM1:.+]] = llvm.mlir.constant(dense<-1> : vector<16xi32>) : vector<16xi32>
-// CHECK-NEXT:    %[[RISM:.+]] = llvm.icmp "eq" %{{[^ ,]+}}, %[[RM1]] : vector<16xi32>
-// CHECK-NEXT:    %[[RD:.+]] = llvm.select %[[RISM]], %{{[^ ,]+}}, %{{[^ ,]+}} : vector<16xi1>, vector<16xi32>
+// A signed remainder by -1 is 0. Its guards reuse the division's 0, 1 and -1
+// constants (common subexpressions are merged).
+// CHECK:         %[[RISZ:.+]] = llvm.icmp "eq" %[[RYV:[^ ,]+]], %[[ZERO]] : vector<16xi32>
+// CHECK-NEXT:    %[[RD0:.+]] = llvm.select %[[RISZ]], %[[ONE]], %[[RYV]] : vector<16xi1>, vector<16xi32>
+// CHECK-NEXT:    %[[RISM:.+]] = llvm.icmp "eq" %[[RYV]], %[[M1]] : vector<16xi32>
+// CHECK-NEXT:    %[[RD:.+]] = llvm.select %[[RISM]], %[[ONE]], %[[RD0]] : vector<16xi1>, vector<16xi32>
 // CHECK-NEXT:    %[[REM:.+]] = llvm.srem %{{[^ ,]+}}, %[[RD]] : vector<16xi32>
-// CHECK-NEXT:    llvm.select %[[RISM]], %[[RZERO]], %[[REM]] : vector<16xi1>, vector<16xi32>
+// CHECK-NEXT:    llvm.select %[[RISM]], %[[ZERO]], %[[REM]] : vector<16xi1>, vector<16xi32>
 // Unsigned division on a scalar: only the zero guard.
 // CHECK:         %[[SZ:.+]] = llvm.icmp "eq" %[[Y]], %{{.+}} : i32
 // CHECK-NEXT:    %[[SD:.+]] = llvm.select %[[SZ]], %{{.+}}, %[[Y]] : i1, i32

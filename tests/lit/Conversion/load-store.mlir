@@ -26,10 +26,11 @@
 // CHECK-NEXT:    %[[M:.+]] = llvm.intr.masked.load %[[BASE]], %[[MASK]], %[[ZERO]] {alignment = 16 : i32} : (!llvm.ptr, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
 // CHECK-NEXT:    llvm.br ^[[JOIN]](%[[M]] : vector<16xf32>)
 // CHECK-NEXT:  ^[[JOIN]](%[[V:.+]]: vector<16xf32>):
+// The store, under the same mask, branches on the load's all-active test
+// (common subexpressions are merged).
 // CHECK:         %[[SFIRST:.+]] = llvm.extractelement %{{[^ ]+}}[%{{.+}} : i32] : vector<16xi64>
 // CHECK-NEXT:    %[[SBASE:.+]] = llvm.inttoptr %[[SFIRST]] : i64 to !llvm.ptr
-// CHECK-NEXT:    %[[SALL:.+]] = "llvm.intr.vector.reduce.and"(%[[MASK]]) : (vector<16xi1>) -> i1
-// CHECK-NEXT:    llvm.cond_br %[[SALL]], ^[[SPLAIN:bb[0-9]+]], ^[[SMASKED:bb[0-9]+]]
+// CHECK-NEXT:    llvm.cond_br %[[ALL]], ^[[SPLAIN:bb[0-9]+]], ^[[SMASKED:bb[0-9]+]]
 // CHECK-NEXT:  ^[[SPLAIN]]:
 // CHECK-NEXT:    llvm.store %[[V]], %[[SBASE]] {alignment = 16 : i64} : vector<16xf32>, !llvm.ptr
 // CHECK:       ^[[SMASKED]]:
@@ -108,20 +109,18 @@ tile.func @rows(%p: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %stride: i32 
 // -----
 
 // Every other element: gathers and scatters of 16 pointers; without a mask
-// the mask is all true.
+// the mask is all true. All four accesses use the same pointers, so they
+// share one vector of pointers, and the two unmasked ones one all-true mask
+// (common subexpressions are merged).
 // CHECK-LABEL: llvm.func @strided(
 // CHECK:         %[[MASK:.+]] = llvm.icmp "slt" %{{[^ ]+}}, %{{[^ ]+}} : vector<16xi32>
 // CHECK:         %[[OTHER:.+]] = llvm.mlir.constant(dense<1.000000e+00> : vector<16xf32>) : vector<16xf32>
 // CHECK-NEXT:    %[[PTRS:.+]] = llvm.inttoptr %{{.+}} : vector<16xi64> to !llvm.vec<16 x ptr>
 // CHECK-NEXT:    %[[V:.+]] = llvm.intr.masked.gather %[[PTRS]], %[[MASK]], %[[OTHER]] {alignment = 4 : i32} : (!llvm.vec<16 x ptr>, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
 // CHECK:         %[[ALL:.+]] = llvm.mlir.constant(dense<true> : vector<16xi1>) : vector<16xi1>
-// CHECK-NEXT:    %[[PTRS2:.+]] = llvm.inttoptr %{{.+}} : vector<16xi64> to !llvm.vec<16 x ptr>
-// CHECK-NEXT:    %[[W:.+]] = llvm.intr.masked.gather %[[PTRS2]], %[[ALL]], %{{.+}} {alignment = 4 : i32} : (!llvm.vec<16 x ptr>, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
-// CHECK:         %[[PTRS3:.+]] = llvm.inttoptr %{{.+}} : vector<16xi64> to !llvm.vec<16 x ptr>
-// CHECK-NEXT:    llvm.intr.masked.scatter %[[V]], %[[PTRS3]], %[[MASK]] {alignment = 4 : i32} : vector<16xf32>, vector<16xi1> into !llvm.vec<16 x ptr>
-// CHECK:         %[[ALL2:.+]] = llvm.mlir.constant(dense<true> : vector<16xi1>) : vector<16xi1>
-// CHECK-NEXT:    %[[PTRS4:.+]] = llvm.inttoptr %{{.+}} : vector<16xi64> to !llvm.vec<16 x ptr>
-// CHECK-NEXT:    llvm.intr.masked.scatter %[[W]], %[[PTRS4]], %[[ALL2]] {alignment = 4 : i32} : vector<16xf32>, vector<16xi1> into !llvm.vec<16 x ptr>
+// CHECK-NEXT:    %[[W:.+]] = llvm.intr.masked.gather %[[PTRS]], %[[ALL]], %{{.+}} {alignment = 4 : i32} : (!llvm.vec<16 x ptr>, vector<16xi1>, vector<16xf32>) -> vector<16xf32>
+// CHECK-NEXT:    llvm.intr.masked.scatter %[[V]], %[[PTRS]], %[[MASK]] {alignment = 4 : i32} : vector<16xf32>, vector<16xi1> into !llvm.vec<16 x ptr>
+// CHECK-NEXT:    llvm.intr.masked.scatter %[[W]], %[[PTRS]], %[[ALL]] {alignment = 4 : i32} : vector<16xf32>, vector<16xi1> into !llvm.vec<16 x ptr>
 // CHECK-NOT:     llvm.intr.masked.load
 // CHECK-NOT:     llvm.intr.masked.store
 tile.func @strided(%p: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %n: i32) {
@@ -257,16 +256,16 @@ tile.func @block_pointer(%base: !tile.ptr<f16>, %m: i64, %k: i64, %sm: i64, %one
 // CHECK-NEXT:    %[[B1:.+]] = llvm.insertvalue %[[N]], %[[B0]][1, 0]
 // CHECK-NEXT:    %[[B2:.+]] = llvm.insertvalue %{{.+}}, %[[B1]][2, 0]
 // CHECK-NEXT:    %[[BP:.+]] = llvm.insertvalue %{{.+}}, %[[B2]][3, 0]
-// The load reads base and shape N back from the struct; N bounds nothing.
-// CHECK-DAG:     %[[LBASE:.+]] = llvm.extractvalue %[[BP]][0]
-// CHECK-DAG:     %[[LN:.+]] = llvm.extractvalue %[[BP]][1, 0]
+// The load reads the base back from the struct; shape N bounds nothing, so
+// it is not even read back (its unused extractvalue is dead and removed).
+// CHECK-NEXT:    %[[LBASE:.+]] = llvm.extractvalue %[[BP]][0]
+// CHECK-NOT:     llvm.extractvalue %[[BP]][1, 0]
 // CHECK-NOT:     llvm.icmp "sge"
-// CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[LN]]
 // CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[N]]
 // CHECK:         %[[ADDR:.+]] = llvm.getelementptr %[[LBASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK:         llvm.load %[[ADDR]] {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NOT:     llvm.extractvalue %[[BP]][1, 0]
 // CHECK-NOT:     llvm.icmp "sge"
-// CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[LN]]
 // CHECK-NOT:     llvm.icmp "slt" %{{.+}}, %[[N]]
 // CHECK:         llvm.return
 tile.func @block_pointer_unchecked(%base: !tile.ptr<f32>, %n: i64, %s: i64, %o: i32) {

@@ -71,15 +71,17 @@ tile.func @sum_rows(%x: f32) {
 // -----
 
 // Along axis 0 of a 4 x 16 tile: a vector accumulator over the 16 columns,
-// combined with each of the 4 rows; no lane tree.
+// combined with each of the 4 rows; no lane tree. Row k is read at k * 16
+// elements; that 16 is the function's one i64 16 (common subexpressions are
+// merged), defined first.
 // CHECK-LABEL: llvm.func @max_columns(
+// CHECK:         %[[STRIDE:.+]] = llvm.mlir.constant(16 : i64) : i64
 // CHECK:         %[[ROW0:.+]] = llvm.load %{{.+}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xf32>
 // CHECK:         %[[FOUR:.+]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK:         llvm.br ^[[HEAD:bb[0-9]+]](%{{.+}}, %[[ROW0]] : i64, vector<16xf32>)
 // CHECK-NEXT:  ^[[HEAD]](%[[K:.+]]: i64, %[[ACC:.+]]: vector<16xf32>):
 // CHECK-NEXT:    llvm.icmp "slt" %[[K]], %[[FOUR]] : i64
-// CHECK:         %[[STRIDE:.+]] = llvm.mlir.constant(16 : i64) : i64
-// CHECK-NEXT:    %[[OFF:.+]] = llvm.mul %[[K]], %[[STRIDE]] : i64
+// CHECK:         %[[OFF:.+]] = llvm.mul %[[K]], %[[STRIDE]] : i64
 // CHECK:         %[[ROWK:.+]] = llvm.load %{{.+}} {alignment = 64 : i64} : !llvm.ptr -> vector<16xf32>
 // CHECK-NEXT:    %[[MAX:.+]] = llvm.intr.maxnum(%[[ACC]], %[[ROWK]]) : (vector<16xf32>, vector<16xf32>) -> vector<16xf32>
 // CHECK:         llvm.br ^[[HEAD]](%{{.+}}, %[[MAX]] : i64, vector<16xf32>)

@@ -7,11 +7,12 @@
 // RUN: tegula-opt %s --split-input-file --tile-test-lower-to-llvm | FileCheck %s
 
 // No tile: no scratch. The kernel keeps its arguments and gets one trailing
-// context pointer; the scratch base is field 2 of the context.
+// context pointer; the scratch base is field 2 of the context. Here nothing
+// uses the base, so its load is dead and removed (@one_tile below checks the
+// load where the base is used).
 // CHECK:      module attributes {lowering.scratch_bytes = 0 : i64}
 // CHECK-NEXT:   llvm.func @scalars_only(%[[P:[^:]+]]: !llvm.ptr, %[[X:[^:]+]]: f32, %[[CTX:[^:]+]]: !llvm.ptr) {
 // CHECK-NEXT:     %[[FIELD:.+]] = llvm.getelementptr %[[CTX]][0, 2] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(array<3 x i32>, array<3 x i32>, ptr)>
-// CHECK-NEXT:     %{{.+}} = llvm.load %[[FIELD]] : !llvm.ptr -> !llvm.ptr
 // CHECK-NEXT:     %[[Y:.+]] = llvm.fadd %[[X]], %[[X]] : f32
 // CHECK-NEXT:     llvm.store %[[Y]], %[[P]] {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK-NEXT:     llvm.return
@@ -43,10 +44,14 @@ tile.func @grid(%p: !tile.ptr<i32>) {
 
 // -----
 
-// One tile of 16 x f32: 64 bytes.
+// One tile of 16 x f32: 64 bytes. The tile lives at the scratch base, loaded
+// from field 2 of the context.
 // CHECK:      module attributes {lowering.scratch_bytes = 64 : i64}
 // CHECK-NEXT:   llvm.func @test_print(i64, f32)
-// CHECK-NEXT:   llvm.func @one_tile(%{{[^:]+}}: f32, %{{[^:]+}}: !llvm.ptr) {
+// CHECK-NEXT:   llvm.func @one_tile(%{{[^:]+}}: f32, %[[CTX:[^:]+]]: !llvm.ptr) {
+// CHECK-NEXT:     %[[FIELD:.+]] = llvm.getelementptr %[[CTX]][0, 2] : (!llvm.ptr) -> !llvm.ptr, !llvm.struct<(array<3 x i32>, array<3 x i32>, ptr)>
+// CHECK-NEXT:     %[[BASE:.+]] = llvm.load %[[FIELD]] : !llvm.ptr -> !llvm.ptr
+// CHECK:          llvm.store %{{.+}}, %[[BASE]] {alignment = 64 : i64} : vector<16xf32>, !llvm.ptr
 tile.func @one_tile(%x: f32) {
   %a = tile.splat %x : f32 -> tensor<16xf32>
   tile.print "a" {hex = false, is_signed = array<i32: 0>} : %a : tensor<16xf32>

@@ -63,17 +63,20 @@ tile.func @broadcast_rows(%x: f32) {
 
 // -----
 
-// trans [4, 16] -> [16, 4]: out[i][j] = in[j][i], element by element.
+// trans [4, 16] -> [16, 4]: out[i][j] = in[j][i], element by element. The
+// row lengths 16 (input) and 4 (output) are constants shared with the loop
+// bounds (common subexpressions are merged), so they are defined ahead of
+// the loops.
 // CHECK-LABEL: llvm.func @trans(
+// CHECK:         %[[IN16:.+]] = llvm.mlir.constant(16 : i64) : i64
 // CHECK:         llvm.store %{{.+}} : vector<16xf32>, !llvm.ptr
 // CHECK:         ^{{bb[0-9]+}}(%[[I:.+]]: i64):
+// CHECK:         %[[OUT4:.+]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK:         ^{{bb[0-9]+}}(%[[J:.+]]: i64):
-// CHECK:         %[[IN16:.+]] = llvm.mlir.constant(16 : i64) : i64
-// CHECK-NEXT:    %[[JROW:.+]] = llvm.mul %[[J]], %[[IN16]] : i64
+// CHECK:         %[[JROW:.+]] = llvm.mul %[[J]], %[[IN16]] : i64
 // CHECK-NEXT:    %[[IN:.+]] = llvm.add %[[I]], %[[JROW]] : i64
 // CHECK-NEXT:    %[[SRC:.+]] = llvm.getelementptr %{{.+}}[%[[IN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
 // CHECK-NEXT:    %[[E:.+]] = llvm.load %[[SRC]] {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK:         %[[OUT4:.+]] = llvm.mlir.constant(4 : i64) : i64
 // CHECK-NEXT:    %[[IROW:.+]] = llvm.mul %[[I]], %[[OUT4]] : i64
 // CHECK-NEXT:    %[[OUT:.+]] = llvm.add %[[J]], %[[IROW]] : i64
 // CHECK-NEXT:    %[[DST:.+]] = llvm.getelementptr %{{.+}}[%[[OUT]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
@@ -152,13 +155,14 @@ tile.func @cat(%x: i32, %y: i32) {
 // -----
 
 // gather: indices are clamped into [0, size - 1] so that a bad index reads
-// some element of the tile rather than faulting.
+// some element of the tile rather than faulting. The lower bound is the
+// function's one i64 zero (common subexpressions are merged).
 // CHECK-LABEL: llvm.func @gather(
+// CHECK:         %[[LO:.+]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK:         ^{{bb[0-9]+}}(%[[I:.+]]: i64):
 // CHECK:         %[[IA:.+]] = llvm.getelementptr %{{.+}}[%[[I]]] : (!llvm.ptr, i64) -> !llvm.ptr, i32
 // CHECK-NEXT:    %[[IDX:.+]] = llvm.load %[[IA]] {alignment = 4 : i64} : !llvm.ptr -> i32
 // CHECK-NEXT:    %[[IDX64:.+]] = llvm.sext %[[IDX]] : i32 to i64
-// CHECK-NEXT:    %[[LO:.+]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-NEXT:    %[[A:.+]] = llvm.intr.smax(%[[IDX64]], %[[LO]]) : (i64, i64) -> i64
 // CHECK-NEXT:    %[[HI:.+]] = llvm.mlir.constant(15 : i64) : i64
 // CHECK-NEXT:    %[[B:.+]] = llvm.intr.smin(%[[A]], %[[HI]]) : (i64, i64) -> i64

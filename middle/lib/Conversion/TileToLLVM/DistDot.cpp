@@ -225,20 +225,40 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, 64));
   Value colBase = b.create<arith::MulIOp>(loc, groupN, l.constI32(loc, instrN));
 
-  auto address = [&](const DistLowerer::SharedOperand &shared,
-                     int64_t kDim, Value mn, int64_t kk) {
-    Value kValue = l.constI32(loc, kk);
+  // An operand's address is a root per M (A) or N (B) position plus a
+  // constant per K step (arith.addi of an arith.constant): the K steps move
+  // by whole 16-element slices, which the swizzle leaves linear. A target
+  // can then derive every step's descriptor from the root's by an immediate
+  // add instead of keeping one per step live (the Q operand of attention:
+  // 16 descriptors across the whole loop).
+  auto root = [&](const DistLowerer::SharedOperand &shared, int64_t kDim,
+                  Value mn) {
+    Value zero = l.constI32(loc, 0);
     bool kContiguous = shared.contiguousDim == kDim;
-    int64_t atom = shared.swizzleBytes / 2;
-    Value element = operandElementOffset(l, loc, kContiguous ? kValue : mn,
-                                         kContiguous ? mn : kValue, atom,
-                                         shared.rows);
+    Value element = operandElementOffset(l, loc, kContiguous ? zero : mn,
+                                         kContiguous ? mn : zero,
+                                         shared.swizzleBytes / 2, shared.rows);
     Value bytes = b.create<arith::AddIOp>(
         loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
         shared.dynamicOffset ? shared.dynamicOffset
                              : l.constI32(loc, shared.offset));
+    return operandAddress(l, loc, bytes);
+  };
+  auto address = [&](const DistLowerer::SharedOperand &shared, int64_t kDim,
+                     Value rootAddress, int64_t kk) {
+    bool kContiguous = shared.contiguousDim == kDim;
+    int64_t atom = shared.swizzleBytes / 2;
+    // Element offset of (mn, kk) minus that of (mn, 0), as in
+    // operandElementOffset: along the contiguous dimension whole atoms of
+    // |rows| rows plus the position in the atom, else |atom| per row.
+    int64_t element = kContiguous ? (kk / atom) * atom * shared.rows + kk % atom
+                                  : kk * atom;
     backend::SharedMatrixOperand operand;
-    operand.address = operandAddress(l, loc, bytes);
+    operand.address =
+        element ? b.create<arith::AddIOp>(loc, rootAddress,
+                                          l.constI32(loc, element * 2))
+                      .getResult()
+                : rootAddress;
     operand.mnMajor = !kContiguous;
     operand.swizzleBytes = shared.swizzleBytes;
     operand.atomStrideBytes = shared.swizzleBytes * shared.rows;
@@ -268,6 +288,8 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       }
       Value rows = b.create<arith::AddIOp>(loc, rowBase, l.constI32(loc, row0));
       Value cols = b.create<arith::AddIOp>(loc, colBase, l.constI32(loc, col0));
+      Value aRoot = aShared.registerLayout ? Value() : root(aShared, 1, rows);
+      Value bRoot = root(bShared, 0, cols);
       for (int64_t kk = 0; kk < k; kk += 16) {
         backend::SharedMatrixMultiply::Instruction instruction;
         if (aShared.registerLayout) {
@@ -293,9 +315,9 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
                 b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pair));
           }
         } else {
-          instruction.a = address(aShared, 1, rows, kk);
+          instruction.a = address(aShared, 1, aRoot, kk);
         }
-        instruction.b = address(bShared, 0, cols, kk);
+        instruction.b = address(bShared, 0, bRoot, kk);
         instruction.accIndices = accIndices;
         group.instructions.push_back(std::move(instruction));
       }

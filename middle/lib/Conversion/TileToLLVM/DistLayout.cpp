@@ -391,21 +391,55 @@ ArrayRef<Value> DistLowerer::threadCoords(const DistLayout &layout) {
   Location loc = prologueEnd->getLoc();
   SmallVector<Value> coords;
   for (int64_t d = 0; d < layout.getRank(); ++d) {
-    Value coord = constI32(loc, 0);
-    auto addBits = [&](ArrayRef<Coords> bases, Value id) {
-      for (auto [bit, basis] : llvm::enumerate(bases)) {
-        if (basis[d] == 0)
-          continue;
-        Value set = b.create<arith::AndIOp>(
-            loc, b.create<arith::ShRUIOp>(loc, id, constI32(loc, bit)),
-            constI32(loc, 1));
-        Value term = b.create<arith::MulIOp>(loc, set, constI32(loc, basis[d]));
+    // The coordinate is the XOR of the bases of the id's set bits. A run
+    // of id bits whose bases are consecutive powers of two (the usual case:
+    // lanes along a dimension) is one field, ((id >> bit) & mask) << shift,
+    // instead of a shift, an and, a multiply and an xor per bit; fields
+    // whose bits cannot overlap are or'ed.
+    Value coord;
+    int64_t covered = 0;
+    auto addTerm = [&](Value term, int64_t bits) {
+      if (!coord)
+        coord = term;
+      else if (covered & bits)
         coord = b.create<arith::XOrIOp>(loc, coord, term);
+      else
+        coord = b.create<arith::OrIOp>(loc, coord, term);
+      covered |= bits;
+    };
+    auto addBits = [&](ArrayRef<Coords> bases, Value id) {
+      for (size_t bit = 0; bit < bases.size();) {
+        int64_t basis = bases[bit][d];
+        if (basis == 0) {
+          ++bit;
+          continue;
+        }
+        size_t end = bit + 1;
+        if (llvm::isPowerOf2_64(basis))
+          while (end < bases.size() &&
+                 bases[end][d] == basis << (end - bit))
+            ++end;
+        Value field = id;
+        if (bit)
+          field = b.create<arith::ShRUIOp>(loc, field, constI32(loc, bit));
+        int64_t width = static_cast<int64_t>(end - bit);
+        field = b.create<arith::AndIOp>(loc, field,
+                                        constI32(loc, (int64_t(1) << width) - 1));
+        if (width == 1 && !llvm::isPowerOf2_64(basis)) {
+          field = b.create<arith::MulIOp>(loc, field, constI32(loc, basis));
+          addTerm(field, basis);
+        } else {
+          int64_t shift = llvm::Log2_64(basis);
+          if (shift)
+            field = b.create<arith::ShLIOp>(loc, field, constI32(loc, shift));
+          addTerm(field, ((int64_t(1) << width) - 1) << shift);
+        }
+        bit = end;
       }
     };
     addBits(layout.laneBases, laneId);
     addBits(layout.warpBases, warpId);
-    coords.push_back(coord);
+    coords.push_back(coord ? coord : constI32(loc, 0));
   }
   return threadCoordCache[key] = coords;
 }
@@ -417,10 +451,21 @@ SmallVector<Value> DistLowerer::regCoords(Location loc,
   SmallVector<Value> coords;
   for (int64_t d = 0; d < layout.getRank(); ++d) {
     int64_t offset = layout.regOffsets[reg][d];
-    coords.push_back(offset == 0 ? thread[d]
-                                 : b.create<arith::XOrIOp>(
-                                       loc, thread[d], constI32(loc, offset))
-                                       .getResult());
+    if (offset == 0) {
+      coords.push_back(thread[d]);
+      continue;
+    }
+    // Where the thread's bits and the register's cannot overlap, XOR is an
+    // addition, which folds into the address arithmetic that follows.
+    int64_t threadBits = 0;
+    for (const Coords &basis : layout.laneBases)
+      threadBits |= basis[d];
+    for (const Coords &basis : layout.warpBases)
+      threadBits |= basis[d];
+    Value c = constI32(loc, offset);
+    coords.push_back(threadBits & offset
+                         ? b.create<arith::XOrIOp>(loc, thread[d], c).getResult()
+                         : b.create<arith::AddIOp>(loc, thread[d], c).getResult());
   }
   return coords;
 }

@@ -16,7 +16,9 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
@@ -588,6 +590,11 @@ static LogicalResult convertRestToLLVM(ModuleOp module) {
     GreedyRewriteConfig config;
     config.strictMode = GreedyRewriteStrictness::ExistingOps;
     (void)applyOpPatternsAndFold(foldable, FrozenRewritePatternSet(), config);
+  }
+  {
+    IRRewriter rewriter(ctx);
+    DominanceInfo dominance(module);
+    eliminateCommonSubExpressions(rewriter, dominance, module);
   }
   LowerToLLVMOptions llvmOptions(ctx, DataLayout(module));
   LLVMTypeConverter converter(ctx, llvmOptions);

@@ -207,6 +207,9 @@ public:
 /// another |atomStrideBytes| apart.
 struct SharedMatrixOperand {
   /// i32: the shared-memory address of the instruction's first element.
+  /// The generic lowering builds the instructions of one K chain from one
+  /// root: `arith.addi(root, arith.constant)` for every step but the first,
+  /// so that a target can derive the steps from one root value.
   mlir::Value address;
   /// For A only, instead of |address|: the instruction's A fragment in this
   /// thread's registers (NVIDIA: four .b32 registers of two 16-bit

@@ -8,17 +8,21 @@
 // another axis need no shared memory and no barrier. A multi-operand reduce
 // (argmax: value, index) shuffles and stages every operand (one shuffle
 // declaration per type). Scalar results are stored by thread 0 only.
-// The tests load their operands through a splat pointer, so every register
-// loads the same address: common subexpressions being merged, that is one
-// load, and identical in-register chains of different groups are one chain;
-// the shuffles (calls) are not merged.
+// @row_sum loads its operand through a distinct address per register, so its
+// registers are distinct loads and the in-register combination order is
+// visible. The other tests load theirs through a splat pointer, so every
+// register loads the same address: common subexpressions being merged, that
+// is one load, and identical in-register chains of different groups are one
+// chain; the shuffles (calls) are not merged.
 
 // RUN: tegula-opt %s --split-input-file --tile-test-lower-to-llvm=distributed=true | FileCheck %s
 
 // Sum of each row of 2x512: a thread holds 4 consecutive columns of both
 // rows (8 registers, 2 groups), the 32 lanes and the 4 warps are along the
-// reduced axis. Shared memory: 4 slots x 2 rows x f32 = 32 bytes.
+// reduced axis. Element (row, col) is loaded from %x + row * 512 + col.
+// Shared memory: 4 slots x 2 rows x f32 = 32 bytes.
 #b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#s0 = #tile.slice<{dim = 0, parent = #b}>
 #s1 = #tile.slice<{dim = 1, parent = #b}>
 module attributes {tile.num_warps = 4 : i32} {
 // CHECK-LABEL: module attributes {lowering.scratch_bytes = 32 : i64
@@ -28,20 +32,57 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
 // CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
 // CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
-// The 8 registers (row 0 registers 0-3, row 1 registers 4-7) are one load;
-// in registers, each row is x + x + x + x, the two rows' chains being one.
-// CHECK:         %[[X:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
-// CHECK-NEXT:    %[[A0:[0-9]+]] = llvm.fadd %[[X]], %[[X]] : f32
-// CHECK-NEXT:    %[[A1:[0-9]+]] = llvm.fadd %[[A0]], %[[X]] : f32
-// CHECK-NEXT:    %[[R:[0-9]+]] = llvm.fadd %[[A1]], %[[X]] : f32
-// Across the lanes: offsets 1, 2, 4, 8, 16, each for row 0 then row 1 (the
-// two rows' shuffles share each offset constant).
-// CHECK-NEXT:    %[[K1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK-NEXT:    %[[S0:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R]], %[[K1]]) : (f32, i32) -> f32
-// CHECK-NEXT:    %[[R0_1:[0-9]+]] = llvm.fadd %[[R]], %[[S0]] : f32
-// CHECK-NEXT:    %[[S1:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R]], %[[K1]]) : (f32, i32) -> f32
-// CHECK-NEXT:    %[[R1_1:[0-9]+]] = llvm.fadd %[[R]], %[[S1]] : f32
+// The thread's column: lane bits 0-4 are columns 4..64 and warp bits 0-1
+// columns 128, 256, so (lane << 2) | ((warp & 3) << 7).
 // CHECK-NEXT:    %[[K2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[LC:[0-9]+]] = llvm.shl %[[LANE]], %[[K2]] : i32
+// CHECK-NEXT:    %[[K3:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[WM:[0-9]+]] = llvm.and %[[WARP]], %[[K3]] : i32
+// CHECK-NEXT:    %[[K7:[0-9]+]] = llvm.mlir.constant(7 : i32) : i32
+// CHECK-NEXT:    %[[WC:[0-9]+]] = llvm.shl %[[WM]], %[[K7]] : i32
+// CHECK-NEXT:    %[[COL:[0-9]+]] = llvm.or %[[LC]], %[[WC]] : i32
+// The registers' offsets: row 0 is registers 0-3 (col, col + 1, 2, 3), row 1
+// registers 4-7 (the same + 512).
+// CHECK:         %[[K512:[0-9]+]] = llvm.mlir.constant(512 : i32) : i32
+// CHECK-NEXT:    %[[K1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    %[[O1:[0-9]+]] = llvm.add %[[COL]], %[[K1]] : i32
+// CHECK-NEXT:    %[[O2:[0-9]+]] = llvm.add %[[COL]], %[[K2]] : i32
+// CHECK-NEXT:    %[[O3:[0-9]+]] = llvm.add %[[COL]], %[[K3]] : i32
+// CHECK-NEXT:    %{{[0-9]+}} = llvm.add %[[COL]], %[[K512]] : i32
+// CHECK-NEXT:    %{{[0-9]+}} = llvm.add %[[O1]], %[[K512]] : i32
+// CHECK-NEXT:    %{{[0-9]+}} = llvm.add %[[O2]], %[[K512]] : i32
+// CHECK-NEXT:    %{{[0-9]+}} = llvm.add %[[O3]], %[[K512]] : i32
+// The 8 loads, one per register, in register order.
+// CHECK:         %[[X0:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X1:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X2:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X3:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X4:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X5:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X6:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X7:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// In registers, each row in register order: row 0 is ((x0 + x1) + x2) + x3,
+// then row 1 ((x4 + x5) + x6) + x7.
+// CHECK-NEXT:    %[[A0:[0-9]+]] = llvm.fadd %[[X0]], %[[X1]] : f32
+// CHECK-NEXT:    %[[A1:[0-9]+]] = llvm.fadd %[[A0]], %[[X2]] : f32
+// CHECK-NEXT:    %[[R0:[0-9]+]] = llvm.fadd %[[A1]], %[[X3]] : f32
+// CHECK-NEXT:    %[[B0:[0-9]+]] = llvm.fadd %[[X4]], %[[X5]] : f32
+// CHECK-NEXT:    %[[B1:[0-9]+]] = llvm.fadd %[[B0]], %[[X6]] : f32
+// CHECK-NEXT:    %[[R1:[0-9]+]] = llvm.fadd %[[B1]], %[[X7]] : f32
+// Across the lanes: offsets 1, 2, 4, 8, 16, each for row 0 then row 1 (the
+// two rows' shuffles share each offset constant; 1 and 2 are those already
+// defined for the addresses).
+// CHECK-NEXT:    %[[S0:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0]], %[[K1]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[R0_1:[0-9]+]] = llvm.fadd %[[R0]], %[[S0]] : f32
+// CHECK-NEXT:    %[[S1:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1]], %[[K1]]) : (f32, i32) -> f32
+// CHECK-NEXT:    %[[R1_1:[0-9]+]] = llvm.fadd %[[R1]], %[[S1]] : f32
 // CHECK-NEXT:    %[[S2:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R0_1]], %[[K2]]) : (f32, i32) -> f32
 // CHECK-NEXT:    %[[R0_2:[0-9]+]] = llvm.fadd %[[R0_1]], %[[S2]] : f32
 // CHECK-NEXT:    %[[S3:[0-9]+]] = llvm.call @test_shuffle_xor(%[[R1_1]], %[[K2]]) : (f32, i32) -> f32
@@ -64,7 +105,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NOT:     @test_shuffle_xor
 // Across the warps: slot = warp bits 0 and 1, (warp & 1) | ((warp >> 1) & 1)
 // << 1; the partial of row r goes to element slot * 2 + r (the 1s and the
-// 2 are the shuffle offsets' constants).
+// 2 are the constants above).
 // CHECK-NEXT:    %[[WB0:[0-9]+]] = llvm.and %[[WARP]], %[[K1]] : i32
 // CHECK-NEXT:    %[[WS1:[0-9]+]] = llvm.lshr %[[WARP]], %[[K1]] : i32
 // CHECK-NEXT:    %[[WB1:[0-9]+]] = llvm.and %[[WS1]], %[[K1]] : i32
@@ -95,14 +136,23 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK:         llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr
 // CHECK:         llvm.return
 tile.func @row_sum(%x: !tile.ptr<f32>, %out: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %r = tile.make_range {end = 2 : i32, start = 0 : i32} : tensor<2xi32, #s1>
+  %re = tile.expand_dims %r {axis = 1 : i32} : tensor<2xi32, #s1> -> tensor<2x1xi32, #b>
+  %c512 = arith.constant dense<512> : tensor<2x1xi32, #b>
+  %ro = arith.muli %re, %c512 : tensor<2x1xi32, #b>
+  %rb = tile.broadcast %ro : tensor<2x1xi32, #b> -> tensor<2x512xi32, #b>
+  %c = tile.make_range {end = 512 : i32, start = 0 : i32} : tensor<512xi32, #s0>
+  %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<512xi32, #s0> -> tensor<1x512xi32, #b>
+  %cb = tile.broadcast %ce : tensor<1x512xi32, #b> -> tensor<2x512xi32, #b>
+  %off = arith.addi %rb, %cb : tensor<2x512xi32, #b>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<2x512x!tile.ptr<f32>, #b>
-  %v = tile.load %xs : tensor<2x512x!tile.ptr<f32>, #b>
+  %xa = tile.addptr %xs, %off : tensor<2x512x!tile.ptr<f32>, #b>, tensor<2x512xi32, #b>
+  %v = tile.load %xa : tensor<2x512x!tile.ptr<f32>, #b>
   %sum = "tile.reduce"(%v) <{axis = 1 : i32}> ({
   ^bb0(%l: f32, %rr: f32):
     %a = arith.addf %l, %rr : f32
     tile.reduce.return %a : f32
   }) : (tensor<2x512xf32, #b>) -> tensor<2xf32, #s1>
-  %r = tile.make_range {end = 2 : i32, start = 0 : i32} : tensor<2xi32, #s1>
   %os = tile.splat %out : !tile.ptr<f32> -> tensor<2x!tile.ptr<f32>, #s1>
   %oa = tile.addptr %os, %r : tensor<2x!tile.ptr<f32>, #s1>, tensor<2xi32, #s1>
   tile.store %oa, %sum : tensor<2x!tile.ptr<f32>, #s1>

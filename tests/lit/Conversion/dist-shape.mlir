@@ -11,6 +11,9 @@
 
 // RUN: tegula-opt %s --split-input-file --tile-test-lower-to-llvm=distributed=true | FileCheck %s
 
+// 32x32 f32 to a column-major layout. Source element (row, col) is loaded from
+// %p + col, so a thread's 8 source registers are 8 distinct loads; the
+// result is stored through the splat %p.
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #t = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32} {
@@ -24,39 +27,74 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT:    %[[LANE:[0-9]+]] = llvm.and %[[TID]], %[[C31]] : i32
 // CHECK-NEXT:    %[[C5:[0-9]+]] = llvm.mlir.constant(5 : i32) : i32
 // CHECK-NEXT:    %[[WARP:[0-9]+]] = llvm.lshr %[[TID]], %[[C5]] : i32
-// The source row: lane bits 2-4 are rows 1, 2, 4 and warp bits 0-1 rows 8,
-// 16, so ((lane >> 2) & 7) | ((warp & 3) << 3). The source column: lane bits
-// 0-1 are columns 4, 8, so (lane & 3) << 2. (The new layout's row and column
+// The source column (the load's make_range's; the conversion's is the same
+// value, merged): lane bits 0-1 are columns 4, 8, so (lane & 3) << 2. The
+// source row: lane bits 2-4 are rows 1, 2, 4 and warp bits 0-1 rows 8, 16,
+// so ((lane >> 2) & 7) | ((warp & 3) << 3). (The new layout's row and column
 // are the same two values, swapped.)
+// CHECK-NEXT:    %[[C3:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT:    %[[LC:[0-9]+]] = llvm.and %[[LANE]], %[[C3]] : i32
 // CHECK-NEXT:    %[[C2:[0-9]+]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT:    %[[COL:[0-9]+]] = llvm.shl %[[LC]], %[[C2]] : i32
 // CHECK-NEXT:    %[[LS:[0-9]+]] = llvm.lshr %[[LANE]], %[[C2]] : i32
 // CHECK-NEXT:    %[[C7:[0-9]+]] = llvm.mlir.constant(7 : i32) : i32
 // CHECK-NEXT:    %[[LR:[0-9]+]] = llvm.and %[[LS]], %[[C7]] : i32
-// CHECK-NEXT:    %[[C3:[0-9]+]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT:    %[[WM:[0-9]+]] = llvm.and %[[WARP]], %[[C3]] : i32
 // CHECK-NEXT:    %[[WR:[0-9]+]] = llvm.shl %[[WM]], %[[C3]] : i32
 // CHECK-NEXT:    %[[ROW:[0-9]+]] = llvm.or %[[LR]], %[[WR]] : i32
-// CHECK-NEXT:    %[[LC:[0-9]+]] = llvm.and %[[LANE]], %[[C3]] : i32
-// CHECK-NEXT:    %[[COL:[0-9]+]] = llvm.shl %[[LC]], %[[C2]] : i32
-// The 8 source registers all load from the splat %p: one load once common
-// subexpressions are merged.
-// CHECK-NEXT:    llvm.ptrtoint
+// The source registers' columns: col + 1, 2, 3 (registers 1-3) and col + 16,
+// 17, 18, 19 (registers 4-7), added (the thread's column bits are 4 and 8).
+// CHECK-NEXT:    %[[C1:[0-9]+]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-NEXT:    llvm.add %[[COL]], %[[C1]] : i32
+// CHECK-NEXT:    llvm.add %[[COL]], %[[C2]] : i32
+// CHECK-NEXT:    llvm.add %[[COL]], %[[C3]] : i32
+// CHECK-NEXT:    %[[C16:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT:    %[[COL16:[0-9]+]] = llvm.add %[[COL]], %[[C16]] : i32
+// CHECK-NEXT:    %[[C17:[0-9]+]] = llvm.mlir.constant(17 : i32) : i32
+// CHECK-NEXT:    llvm.add %[[COL]], %[[C17]] : i32
+// CHECK-NEXT:    %[[C18:[0-9]+]] = llvm.mlir.constant(18 : i32) : i32
+// CHECK-NEXT:    llvm.add %[[COL]], %[[C18]] : i32
+// CHECK-NEXT:    %[[C19:[0-9]+]] = llvm.mlir.constant(19 : i32) : i32
+// CHECK-NEXT:    llvm.add %[[COL]], %[[C19]] : i32
+// The 8 source loads, one per register (%p + its column), in register order.
+// CHECK-NEXT:    llvm.ptrtoint %arg0 : !llvm.ptr to i64
+// CHECK:         %[[X0:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK-NEXT:    llvm.inttoptr
-// CHECK-NEXT:    %[[X:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[X1:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X2:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X3:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X4:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X5:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X6:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK-NEXT:    llvm.inttoptr
+// CHECK-NEXT:    %[[X7:[0-9]+]] = llvm.load %{{[0-9]+}} {alignment = 4 : i64} : !llvm.ptr -> f32
 // Source registers 0-3 and 4-7 are runs of 4 along the row: two 16-byte
-// stores at col + row * 36 (rows padded from 32 to 36 elements); registers
-// 4-7 are at col + 16 (added: the thread's column bits are 4 and 8).
+// stores, register r in element r % 4 of the vector at col + row * 36
+// (rows padded from 32 to 36 elements) for r < 4, at col + 16 + row * 36
+// (register 4's column) for the others.
 // CHECK-NEXT:    %[[W:[0-9]+]] = llvm.mlir.constant(36 : i32) : i32
 // CHECK-NEXT:    %[[ROWS:[0-9]+]] = llvm.mul %[[ROW]], %[[W]] : i32
 // CHECK-NEXT:    %[[AT:[0-9]+]] = llvm.add %[[ROWS]], %[[COL]] : i32
 // CHECK-NEXT:    %[[P:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-// CHECK:         %[[V:[0-9]+]] = llvm.insertelement %[[X]], %{{[0-9]+}}[%[[C3]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[UNDEF:[0-9]+]] = llvm.mlir.poison : vector<4xf32>
+// CHECK-NEXT:    %[[C0:[0-9]+]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT:    %[[V0:[0-9]+]] = llvm.insertelement %[[X0]], %[[UNDEF]][%[[C0]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[V1:[0-9]+]] = llvm.insertelement %[[X1]], %[[V0]][%[[C1]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[V2:[0-9]+]] = llvm.insertelement %[[X2]], %[[V1]][%[[C2]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[V:[0-9]+]] = llvm.insertelement %[[X3]], %[[V2]][%[[C3]] : i32] : vector<4xf32>
 // CHECK-NEXT:    llvm.store %[[V]], %[[P]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
-// CHECK-NEXT:    %[[C16:[0-9]+]] = llvm.mlir.constant(16 : i32) : i32
-// CHECK-NEXT:    %[[COL16:[0-9]+]] = llvm.add %[[COL]], %[[C16]] : i32
 // CHECK-NEXT:    %[[AT16:[0-9]+]] = llvm.add %[[ROWS]], %[[COL16]] : i32
 // CHECK-NEXT:    %[[P16:[0-9]+]] = llvm.getelementptr %[[SHM]][%[[AT16]]] : (!llvm.ptr, i32) -> !llvm.ptr, f32
-// CHECK-NEXT:    llvm.store %[[V]], %[[P16]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
+// CHECK-NEXT:    %[[U0:[0-9]+]] = llvm.insertelement %[[X4]], %[[UNDEF]][%[[C0]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[U1:[0-9]+]] = llvm.insertelement %[[X5]], %[[U0]][%[[C1]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[U2:[0-9]+]] = llvm.insertelement %[[X6]], %[[U1]][%[[C2]] : i32] : vector<4xf32>
+// CHECK-NEXT:    %[[U:[0-9]+]] = llvm.insertelement %[[X7]], %[[U2]][%[[C3]] : i32] : vector<4xf32>
+// CHECK-NEXT:    llvm.store %[[U]], %[[P16]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr
 // CHECK-NEXT:    llvm.call @test_barrier() : () -> ()
 // The new layout's registers run down a column: 8 scalar loads.
 // CHECK-COUNT-8: llvm.load %{{[0-9]+}} : !llvm.ptr -> f32
@@ -65,8 +103,12 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-COUNT-8: llvm.store %{{[0-9]+}}, %{{[0-9]+}} {alignment = 4 : i64} : f32, !llvm.ptr
 // CHECK:         llvm.return
 tile.func @convert(%p: !tile.ptr<f32>) {
+  %c = tile.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #tile.slice<{dim = 0, parent = #a}>>
+  %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #tile.slice<{dim = 0, parent = #a}>> -> tensor<1x32xi32, #a>
+  %cb = tile.broadcast %ce : tensor<1x32xi32, #a> -> tensor<32x32xi32, #a>
   %ps = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #a>
-  %x = tile.load %ps : tensor<32x32x!tile.ptr<f32>, #a>
+  %pa = tile.addptr %ps, %cb : tensor<32x32x!tile.ptr<f32>, #a>, tensor<32x32xi32, #a>
+  %x = tile.load %pa : tensor<32x32x!tile.ptr<f32>, #a>
   %y = tile.convert_layout %x : tensor<32x32xf32, #a> -> tensor<32x32xf32, #t>
   %qs = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #t>
   tile.store %qs, %y : tensor<32x32x!tile.ptr<f32>, #t>

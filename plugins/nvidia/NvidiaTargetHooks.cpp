@@ -544,15 +544,20 @@ Value buildMatrixDescriptor(OpBuilder &builder, Location loc,
       loc, start, constantI64(builder, loc, static_cast<int64_t>(fields)));
 }
 
-/// An integer constant's value, for arith and LLVM constants (by op class:
-/// see the note in buildSharedMatrixMultiply).
-std::optional<int64_t> constantValue(Value value) {
-  Attribute attr;
+/// The value of an arith or LLVM constant, else null. By op class, not
+/// matchPattern/m_Constant: the ConstantLike trait's TypeID does not
+/// resolve inside this hidden-visibility plugin.
+Attribute constantAttr(Value value) {
   if (auto constant = value.getDefiningOp<arith::ConstantOp>())
-    attr = constant.getValue();
-  else if (auto constant = value.getDefiningOp<LLVM::ConstantOp>())
-    attr = constant.getValue();
-  if (auto number = dyn_cast_or_null<IntegerAttr>(attr))
+    return constant.getValue();
+  if (auto constant = value.getDefiningOp<LLVM::ConstantOp>())
+    return constant.getValue();
+  return {};
+}
+
+/// An integer constant's value.
+std::optional<int64_t> constantValue(Value value) {
+  if (auto number = dyn_cast_or_null<IntegerAttr>(constantAttr(value)))
     return number.getValue().getSExtValue();
   return std::nullopt;
 }
@@ -679,15 +684,8 @@ FailureOr<SmallVector<Value>> NvidiaTargetHooks::buildSharedMatrixMultiply(
   // accumulator: attention's QK^T): the instruction that first writes them
   // runs with scale-d false (D = A*B), so no zeros are moved into them.
   SmallVector<bool> zero(total);
-  // (Ops by name, not matchPattern/m_Constant: the ConstantLike trait's
-  // TypeID does not resolve inside this hidden-visibility plugin.)
   for (auto [i, value] : llvm::enumerate(acc)) {
-    Attribute attr;
-    if (auto constant = value.getDefiningOp<arith::ConstantOp>())
-      attr = constant.getValue();
-    else if (auto constant = value.getDefiningOp<LLVM::ConstantOp>())
-      attr = constant.getValue();
-    auto number = dyn_cast_or_null<FloatAttr>(attr);
+    auto number = dyn_cast_or_null<FloatAttr>(constantAttr(value));
     zero[i] = number && number.getValue().isPosZero();
   }
 

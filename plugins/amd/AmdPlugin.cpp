@@ -11,10 +11,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "tegula/BackendKit/PluginBase.h"
+#include "tegula/BackendKit/VendorLibrary.h"
 
 #include <hip/hip_runtime_api.h>
-
-#include <dlfcn.h>
 
 #include <memory>
 #include <string>
@@ -39,26 +38,6 @@ struct HipRuntime {
     return text;
   }
 };
-
-template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(library, name));
-  return fn != nullptr;
-}
-
-/// Opens the HIP runtime: the unversioned name a ROCm install provides, then
-/// the sonames of ROCm 6 and 5. Returns NULL and sets |why| on failure.
-void *openHip(std::string &why) {
-  for (const char *name :
-       {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}) {
-    if (void *library = dlopen(name, RTLD_NOW | RTLD_LOCAL))
-      return library;
-    if (why.empty()) {
-      const char *error = dlerror();
-      why = error ? error : name;
-    }
-  }
-  return nullptr;
-}
 
 /// "gfx90a" from "gfx90a:sramecc+:xnack-".
 std::string archFromGcnName(const char *gcnArchName) {
@@ -96,17 +75,18 @@ public:
 private:
   /// Fills the device list; returns why there is no device, or "".
   std::string discover() {
-    std::string why;
-    // Never dlclose'd: the HIP runtime keeps threads and exit handlers.
-    void *library = openHip(why);
-    if (!library)
-      return "no HIP runtime found (" + why + ")";
-    resolve(library, "hipGetErrorName", hip.getErrorName); // Optional.
-    if (!resolve(library, "hipInit", hip.init) ||
-        !resolve(library, "hipGetDeviceCount", hip.getDeviceCount) ||
-        !resolve(library, "hipGetDeviceProperties", hip.getDeviceProperties))
-      return "the HIP runtime lacks hipInit, hipGetDeviceCount or "
-             "hipGetDeviceProperties";
+    tegula::backend::VendorLibrary library("HIP runtime");
+    // The unversioned name a ROCm install provides, then the sonames of
+    // ROCm 6 and 5.
+    if (!library.open(
+            {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}))
+      return library.error();
+    library.resolve(hip.getErrorName, {"hipGetErrorName"}, /*required=*/false);
+    library.resolve(hip.init, {"hipInit"});
+    library.resolve(hip.getDeviceCount, {"hipGetDeviceCount"});
+    library.resolve(hip.getDeviceProperties, {"hipGetDeviceProperties"});
+    if (!library.error().empty())
+      return library.error();
 
     // hipInit fails without a GPU (101 here) but hipGetDeviceCount still
     // gives the clearer answer (100, no device): report both.

@@ -24,14 +24,13 @@
 
 using namespace llvm;
 using namespace tegula::host;
+using tegula::backend::internalizeAllBut;
 
 namespace {
 
+/// Errors cross the plugin ABI as one line.
 Error fail(const Twine &message) {
-  // Error messages cross the plugin ABI as one line.
-  std::string text = message.str();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return createStringError(inconvertibleErrorCode(), text);
+  return tegula::backend::oneLineError(message);
 }
 
 std::string typeName(Type *type) {
@@ -62,19 +61,6 @@ uint64_t packedSize(Type *type) {
 
 uint64_t roundUp(uint64_t value, uint64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
-}
-
-/// Makes every definition but |keep| internal, so that O3 may inline,
-/// specialize and drop them.
-void internalizeAllBut(Module &module, StringRef keep) {
-  for (Function &function : module)
-    if (!function.isDeclaration() && function.getName() != keep &&
-        !function.getName().starts_with("llvm."))
-      function.setLinkage(GlobalValue::InternalLinkage);
-  for (GlobalVariable &global : module.globals())
-    if (!global.isDeclaration() && !global.hasAppendingLinkage() &&
-        !global.getName().starts_with("llvm."))
-      global.setLinkage(GlobalValue::InternalLinkage);
 }
 
 } // namespace
@@ -230,6 +216,7 @@ tegula::host::compileLLVMModuleToImage(Module &module,
   module.setTargetTriple(triple);
   module.setDataLayout(machine->createDataLayout());
   internalizeAllBut(module, kernel.name);
+  tegula::backend::LLVMDiagnosticCapture diagnostics(module.getContext());
 
   std::string problems;
   raw_string_ostream problemStream(problems);
@@ -248,6 +235,9 @@ tegula::host::compileLLVMModuleToImage(Module &module,
       return fail("the LLVM target " + triple + " cannot emit an object file");
     codegen.run(module);
   }
+  if (std::string errors = diagnostics.text(); !errors.empty())
+    return fail("the LLVM target " + triple + " cannot compile kernel " +
+                kernel.name + ": " + errors);
 
   HostImage image;
   image.kernelName = kernel.name;

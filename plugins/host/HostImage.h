@@ -5,33 +5,24 @@
 // the little the launcher needs to know. Only ever read by the plugin that
 // wrote it (HostKernelABI.h says what the object's function looks like).
 //
-// Layout (little-endian):
-//
-//   offset 0   8 bytes  magic "TGHOSTK\0"
-//   offset 8   u32      format version (kHostImageVersion)
-//   offset 12  u32      header size N: the JSON text that follows
-//   offset 16  u64      object size M
-//   offset 24  N bytes  JSON header (llvm/Support/JSON.h), an object:
-//                         "kernel"           the kernel's symbol
-//                         "target"           "host:<arch>"
-//                         "cpu"              the CPU the code was tuned for
-//                         "features"         ["+avx2", "-avx512f", ...]: the
-//                                            subtarget features it assumes
-//                         "scratch_bytes"    scratch per program (64-aligned)
-//                         "packed_args_size" bytes of packed arguments the
-//                                            kernel reads
-//                         "simt_threads"     optional: threads per program
-//                                            of a SIMT image (1 when absent)
-//   offset 24+N  M bytes  the ELF object
-//
-// A reader refuses another magic or version, a truncated image, and a JSON
-// header without the fields above; unknown JSON fields are ignored, so a
-// later version 1 writer may add fields.
+// The kit's container (tegula/BackendKit/KernelImage.h) with magic
+// "TGHOSTK\0" and one payload, the ELF object. Its JSON header:
+//   "kernel"           the kernel's symbol
+//   "target"           "host:<arch>"
+//   "cpu"              the CPU the code was tuned for
+//   "features"         ["+avx2", "-avx512f", ...]: the subtarget features it
+//                      assumes
+//   "scratch_bytes"    scratch per program (64-aligned)
+//   "packed_args_size" bytes of packed arguments the kernel reads
+//   "simt_threads"     optional: threads per program of a SIMT image (1 when
+//                      absent)
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TEGULA_PLUGINS_HOST_HOSTIMAGE_H
 #define TEGULA_PLUGINS_HOST_HOSTIMAGE_H
+
+#include "tegula/BackendKit/KernelImage.h"
 
 #include "llvm/Support/Error.h"
 
@@ -47,6 +38,8 @@ inline constexpr char kHostImageMagic[8] = {'T', 'G', 'H', 'O',
                                             'S', 'T', 'K', '\0'};
 /// The format version this plugin writes and reads.
 inline constexpr uint32_t kHostImageVersion = 1;
+/// The format: kHostImageMagic, kHostImageVersion, the object.
+extern const backend::KernelImageFormat kHostImageFormat;
 
 /// A decoded host image.
 struct HostImage {

@@ -3,6 +3,8 @@
 #include "HostJIT.h"
 #include "HostCodegen.h"
 
+#include "tegula/BackendKit/CompileSupport.h"
+
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -22,10 +24,9 @@ using namespace tegula::host;
 
 namespace {
 
+/// Errors cross the plugin ABI as one line.
 Error fail(const Twine &message) {
-  std::string text = message.str();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return createStringError(inconvertibleErrorCode(), text);
+  return tegula::backend::oneLineError(message);
 }
 
 #if defined(__x86_64__) && defined(__FLT16_MAX__)

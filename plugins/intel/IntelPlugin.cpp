@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tegula/BackendKit/PluginBase.h"
+#include "tegula/BackendKit/VendorLibrary.h"
 
 #include <level_zero/ze_api.h>
 
@@ -61,11 +62,6 @@ std::string describe(ze_result_t result) {
   return name ? std::string(hex) + " " + name : std::string(hex);
 }
 
-template <typename Fn> bool resolve(void *library, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(library, name));
-  return fn != nullptr;
-}
-
 /// A Level Zero GPU: its properties, filled once at discovery.
 using ZeDevice = PropertiesDevice;
 
@@ -86,22 +82,19 @@ public:
 private:
   /// Fills the device list; returns why there is no device, or "".
   std::string discover() {
-    // Never dlclose'd: drivers loaded by the loader keep state until exit.
-    void *library = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) {
-      const char *why = dlerror();
-      return std::string("no Level Zero loader found (") +
-             (why ? why : "libze_loader.so.1") + ")";
-    }
-    if (!resolve(library, "zeInit", ze.init) ||
-        !resolve(library, "zeDriverGet", ze.driverGet) ||
-        !resolve(library, "zeDeviceGet", ze.deviceGet) ||
-        !resolve(library, "zeDeviceGetProperties", ze.deviceGetProperties) ||
-        !resolve(library, "zeDeviceGetComputeProperties",
-                 ze.deviceGetComputeProperties) ||
-        !resolve(library, "zeDeviceGetMemoryProperties",
-                 ze.deviceGetMemoryProperties))
-      return "the Level Zero loader lacks a core entry point";
+    tegula::backend::VendorLibrary library("Level Zero loader");
+    if (!library.open({"libze_loader.so.1"}))
+      return library.error();
+    library.resolve(ze.init, {"zeInit"});
+    library.resolve(ze.driverGet, {"zeDriverGet"});
+    library.resolve(ze.deviceGet, {"zeDeviceGet"});
+    library.resolve(ze.deviceGetProperties, {"zeDeviceGetProperties"});
+    library.resolve(ze.deviceGetComputeProperties,
+                    {"zeDeviceGetComputeProperties"});
+    library.resolve(ze.deviceGetMemoryProperties,
+                    {"zeDeviceGetMemoryProperties"});
+    if (!library.error().empty())
+      return library.error();
 
     if (ze_result_t r = ze.init(ZE_INIT_FLAG_GPU_ONLY); r != ZE_RESULT_SUCCESS)
       // The loader answers this when it finds no GPU driver to initialize.

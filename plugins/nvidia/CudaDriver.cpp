@@ -2,29 +2,12 @@
 
 #include "CudaDriver.h"
 
-#include <dlfcn.h>
+#include "tegula/BackendKit/VendorLibrary.h"
 
 #include <mutex>
 #include <string>
 
 using namespace tegula::nvidia;
-
-namespace {
-
-/// Resolves the first of |names| that |library| exports into |fn|; false
-/// when none.
-template <typename Fn>
-bool resolve(void *library, std::initializer_list<const char *> names,
-             Fn &fn) {
-  for (const char *name : names) {
-    fn = reinterpret_cast<Fn>(dlsym(library, name));
-    if (fn)
-      return true;
-  }
-  return false;
-}
-
-} // namespace
 
 const CudaDriver *CudaDriver::get(std::string &whyNot) {
   static std::once_flag once;
@@ -44,55 +27,47 @@ const CudaDriver *CudaDriver::get(std::string &whyNot) {
 }
 
 std::string CudaDriver::load() {
-  void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!library) {
-    const char *why = dlerror();
-    return std::string("no CUDA driver found (") +
-           (why ? why : "libcuda.so.1 cannot be loaded") + ")";
-  }
-  resolve(library, {"cuGetErrorName"}, cuGetErrorName);
-  resolve(library, {"cuGetErrorString"}, cuGetErrorString);
-  resolve(library, {"cuStreamGetCtx"}, cuStreamGetCtx);
-#define TG_CUDA_REQUIRE(member, ...)                                           \
-  if (!resolve(library, {__VA_ARGS__}, member))                                \
-    return std::string("the CUDA driver (libcuda.so.1) lacks ") +             \
-           *std::initializer_list<const char *>{__VA_ARGS__}.begin();
-  TG_CUDA_REQUIRE(cuInit, "cuInit")
-  TG_CUDA_REQUIRE(cuDeviceGetCount, "cuDeviceGetCount")
-  TG_CUDA_REQUIRE(cuDeviceGet, "cuDeviceGet")
-  TG_CUDA_REQUIRE(cuDeviceGetName, "cuDeviceGetName")
-  TG_CUDA_REQUIRE(cuDeviceGetAttribute, "cuDeviceGetAttribute")
-  TG_CUDA_REQUIRE(cuDeviceTotalMem, "cuDeviceTotalMem_v2")
-  TG_CUDA_REQUIRE(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")
-  TG_CUDA_REQUIRE(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2",
-                  "cuDevicePrimaryCtxRelease")
-  TG_CUDA_REQUIRE(cuCtxGetCurrent, "cuCtxGetCurrent")
-  TG_CUDA_REQUIRE(cuCtxSetCurrent, "cuCtxSetCurrent")
-  TG_CUDA_REQUIRE(cuMemAlloc, "cuMemAlloc_v2")
-  TG_CUDA_REQUIRE(cuMemFree, "cuMemFree_v2")
-  TG_CUDA_REQUIRE(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2")
-  TG_CUDA_REQUIRE(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2")
-  TG_CUDA_REQUIRE(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2")
-  TG_CUDA_REQUIRE(cuMemsetD8Async, "cuMemsetD8Async")
-  TG_CUDA_REQUIRE(cuStreamCreate, "cuStreamCreate")
-  TG_CUDA_REQUIRE(cuStreamDestroy, "cuStreamDestroy_v2")
-  TG_CUDA_REQUIRE(cuStreamSynchronize, "cuStreamSynchronize")
-  TG_CUDA_REQUIRE(cuStreamWaitEvent, "cuStreamWaitEvent")
-  TG_CUDA_REQUIRE(cuEventCreate, "cuEventCreate")
-  TG_CUDA_REQUIRE(cuEventDestroy, "cuEventDestroy_v2")
-  TG_CUDA_REQUIRE(cuEventRecord, "cuEventRecord")
-  TG_CUDA_REQUIRE(cuEventSynchronize, "cuEventSynchronize")
+  tegula::backend::VendorLibrary library("CUDA driver");
+  if (!library.open({"libcuda.so.1"}))
+    return library.error();
+  library.resolve(cuGetErrorName, {"cuGetErrorName"}, /*required=*/false);
+  library.resolve(cuGetErrorString, {"cuGetErrorString"}, /*required=*/false);
+  library.resolve(cuStreamGetCtx, {"cuStreamGetCtx"}, /*required=*/false);
+  library.resolve(cuInit, {"cuInit"});
+  library.resolve(cuDeviceGetCount, {"cuDeviceGetCount"});
+  library.resolve(cuDeviceGet, {"cuDeviceGet"});
+  library.resolve(cuDeviceGetName, {"cuDeviceGetName"});
+  library.resolve(cuDeviceGetAttribute, {"cuDeviceGetAttribute"});
+  library.resolve(cuDeviceTotalMem, {"cuDeviceTotalMem_v2"});
+  library.resolve(cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
+  library.resolve(cuDevicePrimaryCtxRelease,
+                  {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
+  library.resolve(cuCtxGetCurrent, {"cuCtxGetCurrent"});
+  library.resolve(cuCtxSetCurrent, {"cuCtxSetCurrent"});
+  library.resolve(cuMemAlloc, {"cuMemAlloc_v2"});
+  library.resolve(cuMemFree, {"cuMemFree_v2"});
+  library.resolve(cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
+  library.resolve(cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
+  library.resolve(cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
+  library.resolve(cuMemsetD8Async, {"cuMemsetD8Async"});
+  library.resolve(cuStreamCreate, {"cuStreamCreate"});
+  library.resolve(cuStreamDestroy, {"cuStreamDestroy_v2"});
+  library.resolve(cuStreamSynchronize, {"cuStreamSynchronize"});
+  library.resolve(cuStreamWaitEvent, {"cuStreamWaitEvent"});
+  library.resolve(cuEventCreate, {"cuEventCreate"});
+  library.resolve(cuEventDestroy, {"cuEventDestroy_v2"});
+  library.resolve(cuEventRecord, {"cuEventRecord"});
+  library.resolve(cuEventSynchronize, {"cuEventSynchronize"});
   // CUDA 12.8 added a _v2 (same signature, fixed semantics for events
   // recorded in graphs); older drivers have only the first.
-  TG_CUDA_REQUIRE(cuEventElapsedTime, "cuEventElapsedTime_v2",
-                  "cuEventElapsedTime")
-  TG_CUDA_REQUIRE(cuModuleLoadDataEx, "cuModuleLoadDataEx")
-  TG_CUDA_REQUIRE(cuModuleUnload, "cuModuleUnload")
-  TG_CUDA_REQUIRE(cuModuleGetFunction, "cuModuleGetFunction")
-  TG_CUDA_REQUIRE(cuFuncSetAttribute, "cuFuncSetAttribute")
-  TG_CUDA_REQUIRE(cuLaunchKernel, "cuLaunchKernel")
-#undef TG_CUDA_REQUIRE
-  return "";
+  library.resolve(cuEventElapsedTime,
+                  {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
+  library.resolve(cuModuleLoadDataEx, {"cuModuleLoadDataEx"});
+  library.resolve(cuModuleUnload, {"cuModuleUnload"});
+  library.resolve(cuModuleGetFunction, {"cuModuleGetFunction"});
+  library.resolve(cuFuncSetAttribute, {"cuFuncSetAttribute"});
+  library.resolve(cuLaunchKernel, {"cuLaunchKernel"});
+  return library.error();
 }
 
 std::string CudaDriver::describe(CUresult result) const {

@@ -3,12 +3,11 @@
 #include "NvidiaCodegen.h"
 
 #include "tegula/BackendKit/CompileSupport.h"
+#include "tegula/BackendKit/ExternalTool.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/Instructions.h"
@@ -21,16 +20,10 @@
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -44,17 +37,17 @@ extern "C" void LLVMInitializeNVPTXAsmPrinter();
 
 using namespace llvm;
 using namespace tegula::nvidia;
+using tegula::backend::internalizeAllBut;
+using tegula::backend::LLVMDiagnosticCapture;
 
 namespace {
 
-constexpr const char *kTriple = "nvptx64-nvidia-cuda";
-
+/// Errors cross the plugin ABI as one line.
 Error fail(const Twine &message) {
-  // Error messages cross the plugin ABI as one line.
-  std::string text = message.str();
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return createStringError(inconvertibleErrorCode(), text);
+  return tegula::backend::oneLineError(message);
 }
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
 /// 32-bit pointers for shared, constant and local memory (LLVM's
 /// -nvptx-short-ptr, as Triton sets it): shared addresses are 32 bits in
@@ -100,67 +93,6 @@ Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
     return fail("cannot create an NVPTX target machine for " + arch);
   return machine;
 }
-
-/// Makes every definition but |keep| internal, so that O3 may inline,
-/// specialize and drop them.
-void internalizeAllBut(Module &module, StringRef keep) {
-  for (Function &function : module)
-    if (!function.isDeclaration() && function.getName() != keep &&
-        !function.getName().starts_with("llvm."))
-      function.setLinkage(GlobalValue::InternalLinkage);
-  for (GlobalVariable &global : module.globals())
-    if (!global.isDeclaration() && !global.hasAppendingLinkage() &&
-        !global.getName().starts_with("llvm."))
-      global.setLinkage(GlobalValue::InternalLinkage);
-}
-
-/// The first |maxLines| lines of |text|, joined by "; ".
-std::string firstLines(StringRef text, size_t maxLines) {
-  SmallVector<StringRef> lines;
-  text.split(lines, '\n', -1, /*KeepEmpty=*/false);
-  std::string out;
-  for (size_t i = 0; i < lines.size() && i < maxLines; ++i)
-    out += (out.empty() ? "" : "; ") + lines[i].trim().str();
-  if (lines.size() > maxLines)
-    out += "; ...";
-  return out;
-}
-
-/// Collects the errors LLVM reports through |context| while it lives, and
-/// silences its warnings: without a handler, LLVM prints diagnostics to
-/// stderr and exits the process on an error (e.g. "no libcall available"
-/// in code generation), which a plugin must never do.
-class DiagnosticCapture {
-public:
-  explicit DiagnosticCapture(LLVMContext &context)
-      : context(context), previous(context.getDiagnosticHandler()) {
-    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
-  }
-  ~DiagnosticCapture() { context.setDiagnosticHandler(std::move(previous)); }
-
-  /// The errors so far on one line, or "".
-  std::string text() const { return llvm::join(errors, "; "); }
-
-private:
-  struct Handler : DiagnosticHandler {
-    explicit Handler(std::vector<std::string> &errors) : errors(errors) {}
-    bool handleDiagnostics(const DiagnosticInfo &info) override {
-      if (info.getSeverity() == DS_Error) {
-        std::string text;
-        raw_string_ostream os(text);
-        DiagnosticPrinterRawOStream printer(os);
-        info.print(printer);
-        errors.push_back(os.str());
-      }
-      return true;
-    }
-    std::vector<std::string> &errors;
-  };
-
-  LLVMContext &context;
-  std::unique_ptr<DiagnosticHandler> previous;
-  std::vector<std::string> errors;
-};
 
 /// f32 |x| as the NVVM approximation |id| computes it, after scaling by
 /// |before| and then by |after| (1 for none).
@@ -360,11 +292,6 @@ Error runPasses(Module &module, TargetMachine *machine) {
   return Error::success();
 }
 
-bool isExecutable(const std::string &path) {
-  return !path.empty() && sys::fs::can_execute(path) &&
-         !sys::fs::is_directory(path);
-}
-
 } // namespace
 
 void tegula::nvidia::initializeNVPTXTarget() {
@@ -431,7 +358,7 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
   module.setDataLayout((*machine)->createDataLayout());
   internalizeAllBut(module, kernel);
   lowerMathIntrinsics(module);
-  DiagnosticCapture diagnostics(module.getContext());
+  LLVMDiagnosticCapture diagnostics(module.getContext());
 
   std::string problems;
   raw_string_ostream problemStream(problems);
@@ -487,7 +414,7 @@ Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
   if (module.getTargetTriple() != kTriple)
     return fail("the module is not ready for NVPTX (triple '" +
                 module.getTargetTriple() + "'): run optimizeForNVPTX first");
-  DiagnosticCapture diagnostics(module.getContext());
+  LLVMDiagnosticCapture diagnostics(module.getContext());
   SmallString<0> ptx;
   {
     raw_svector_ostream os(ptx);
@@ -504,64 +431,20 @@ Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
 }
 
 std::optional<std::string> tegula::nvidia::findPtxas(std::string &whyNot) {
-  if (const char *path = std::getenv("TEGULA_PTXAS")) {
-    std::string chosen = path;
-    if (chosen == "none" || chosen.empty()) {
-      whyNot = "ptxas is disabled (TEGULA_PTXAS=" + chosen + ")";
-      return std::nullopt;
-    }
-    if (isExecutable(chosen))
-      return chosen;
-    whyNot = "TEGULA_PTXAS=" + chosen + " is not an executable file";
-    return std::nullopt;
-  }
-  std::vector<std::string> searched;
-  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char *home = std::getenv(variable); home && *home) {
-      SmallString<256> path(home);
-      sys::path::append(path, "bin", "ptxas");
-      if (isExecutable(std::string(path)))
-        return std::string(path);
-      searched.push_back("$" + std::string(variable) + "/bin");
-    }
-  if (ErrorOr<std::string> onPath = sys::findProgramByName("ptxas"))
-    return *onPath;
-  searched.push_back("PATH");
-  const std::string fallback = "/usr/local/cuda/bin/ptxas";
-  if (isExecutable(fallback))
-    return fallback;
-  searched.push_back("/usr/local/cuda/bin");
-  whyNot = "no ptxas found (looked in " + llvm::join(searched, ", ") +
-           "; set TEGULA_PTXAS or CUDA_HOME)";
-  return std::nullopt;
+  tegula::backend::ToolSearch search;
+  search.name = "ptxas";
+  search.variable = "TEGULA_PTXAS";
+  search.homeVariables = {"CUDA_HOME", "CUDA_PATH"};
+  search.fallbacks = {"/usr/local/cuda/bin/ptxas"};
+  return tegula::backend::findTool(search, whyNot);
 }
 
 Expected<std::string> tegula::nvidia::assemblePTX(StringRef ptxas,
                                                   StringRef ptx,
                                                   StringRef arch) {
-  SmallString<128> inPath, outPath, logPath;
-  int inFd = -1;
-  if (std::error_code ec =
-          sys::fs::createTemporaryFile("tegula-nvidia", "ptx", inFd, inPath))
-    return fail("cannot create a temporary file for ptxas: " + ec.message());
-  FileRemover removeIn(inPath);
-  {
-    raw_fd_ostream in(inFd, /*shouldClose=*/true);
-    in << ptx;
-    in.close();
-    if (in.has_error())
-      return fail("cannot write " + inPath + ": " + in.error().message());
-  }
-  if (std::error_code ec =
-          sys::fs::createTemporaryFile("tegula-nvidia", "cubin", outPath))
-    return fail("cannot create a temporary file for ptxas: " + ec.message());
-  FileRemover removeOut(outPath);
-  if (std::error_code ec =
-          sys::fs::createTemporaryFile("tegula-nvidia", "log", logPath))
-    return fail("cannot create a temporary file for ptxas: " + ec.message());
-  FileRemover removeLog(logPath);
-
-  std::string archFlag = ("-arch=" + arch).str();
+  tegula::backend::ToolRun run;
+  run.program = ptxas.str();
+  run.args = {("-arch=" + arch).str()};
   // TEGULA_NVIDIA_PTXAS_OPTIONS: more ptxas options, space-separated (for
   // instance "-Ofc mid": faster compiles of slower code). -O3 unless they
   // choose the optimization level (ptxas rejects -O3 next to -Ofc).
@@ -572,37 +455,13 @@ Expected<std::string> tegula::nvidia::assemblePTX(StringRef ptxas,
     return option.starts_with("-O") || option.starts_with("--O") ||
            option.starts_with("--opt-level");
   });
-  SmallVector<StringRef> args = {ptxas, archFlag};
   if (!levelChosen)
-    args.push_back("-O3");
-  args.append(extra.begin(), extra.end());
-  args.append({"-o", outPath, inPath});
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
-                                          StringRef(logPath)};
-  std::string execError;
-  bool failedToRun = false;
-  int status = sys::ExecuteAndWait(ptxas, args, /*Env=*/std::nullopt,
-                                   redirects, /*SecondsToWait=*/300,
-                                   /*MemoryLimit=*/0, &execError,
-                                   &failedToRun);
-  if (failedToRun)
-    return fail("cannot run " + ptxas + ": " + execError);
-  if (status != 0) {
-    std::string log;
-    if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
-            MemoryBuffer::getFile(logPath))
-      log = firstLines((*text)->getBuffer(), 8);
-    return fail(ptxas + " " + archFlag + " failed (" +
-                (status < 0 ? execError : "exit status " + Twine(status).str()) +
-                ")" + (log.empty() ? "" : ": " + log));
-  }
-  ErrorOr<std::unique_ptr<MemoryBuffer>> cubin =
-      MemoryBuffer::getFile(outPath, /*IsText=*/false,
-                            /*RequiresNullTerminator=*/false);
-  if (!cubin)
-    return fail("cannot read ptxas's output " + outPath + ": " +
-                cubin.getError().message());
-  if ((*cubin)->getBufferSize() == 0)
-    return fail(ptxas + " " + archFlag + " wrote an empty cubin");
-  return (*cubin)->getBuffer().str();
+    run.args.push_back("-O3");
+  for (StringRef option : extra)
+    run.args.push_back(option.str());
+  run.args.insert(run.args.end(), {"-o", "{out}", "{in}"});
+  run.input = ptx;
+  run.inputSuffix = "ptx";
+  run.outputSuffix = "cubin";
+  return tegula::backend::runTool(run);
 }

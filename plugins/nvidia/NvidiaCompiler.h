@@ -2,8 +2,9 @@
 //
 // The NVIDIA plugin's compile, shared with `tegula compile --target nvidia`:
 //
-//   tile module ── tile.num_warps from the options
-//     ── tile::assignLayouts with NvidiaLayoutPolicy (32-thread warps,
+//   tile module ── num_warps from the options (the kit's pipeline,
+//     tegula/BackendKit/TileCompile.h, from here to LLVM IR)
+//     ── layouts with NvidiaLayoutPolicy (32-thread warps,
 //        16-byte accesses, FMA dots; mma.sync unless TEGULA_NVIDIA_MMA=0)
 //     ── lowerTileToLLVM with NvidiaTargetHooks, distributed over
 //        num_warps x 32 threads, polynomial f32 math (no libdevice)
@@ -27,6 +28,7 @@
 #ifndef TEGULA_PLUGINS_NVIDIA_NVIDIACOMPILER_H
 #define TEGULA_PLUGINS_NVIDIA_NVIDIACOMPILER_H
 
+#include "tegula/BackendKit/TileCompile.h"
 #include "tegula/plugin.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -43,29 +45,6 @@ class MLIRContext;
 } // namespace mlir
 
 namespace tegula::nvidia {
-
-/// A failed compile: a tg_error_code and a one-line message.
-class CompileError : public llvm::ErrorInfo<CompileError> {
-public:
-  static char ID;
-  CompileError(int32_t code, std::string message)
-      : errorCode(code), text(std::move(message)) {}
-  int32_t code() const { return errorCode; }
-  std::string message() const override { return text; }
-  void log(llvm::raw_ostream &os) const override;
-  std::error_code convertToErrorCode() const override;
-
-private:
-  int32_t errorCode;
-  std::string text;
-};
-
-/// An llvm::Error holding a CompileError.
-llvm::Error compileError(int32_t code, const llvm::Twine &message);
-
-/// The code (TG_ERROR_INTERNAL for an error that is not a CompileError) and
-/// the message of |error|, which it consumes.
-std::pair<int32_t, std::string> takeCompileError(llvm::Error error);
 
 /// How far compileTileModule goes.
 enum class CompileStage {
@@ -92,37 +71,23 @@ struct NvidiaCompileOptions {
   bool requireCubin = false;
 };
 
-/// One kernel argument, as the kernel ABI (runtime.h) passes it.
-struct NvidiaKernelArg {
-  bool isPointer = false;
-  /// The scalar type, or the pointee's for a pointer.
-  tg_scalar_type type = TG_TYPE_I32;
-  /// Known divisibility, 1 when none.
-  uint32_t divisibility = 1;
-  /// Bytes in the packed arguments: 8 for a pointer, else the type's size.
-  uint32_t packedSize = 4;
-};
-
 /// A compiled kernel.
 struct NvidiaKernel {
-  std::string name;
-  std::vector<NvidiaKernelArg> args;
-  /// The device target compiled for and the arch of the code (sm_90a for
-  /// sm_90, see NvidiaCodegen.h).
-  std::string target;
+  /// The metadata the plugin returns (name, target "nvidia:<target>",
+  /// warps, dynamic shared memory per block, arguments) and, at
+  /// CompileStage::Image, the image (NvidiaImage.h) in |image->data|.
+  std::unique_ptr<plugin::CompiledImage> image;
+  /// The arch of the code (sm_90a for sm_90, see NvidiaCodegen.h).
   std::string arch;
-  unsigned numWarps = 4;
-  /// Dynamic shared memory a block needs.
-  uint64_t sharedBytes = 0;
   /// At CompileStage::LLVMIR: the optimized LLVM IR.
   std::string llvmIR;
   std::string ptx;
   /// Empty when no ptxas was found; |noCubinReason| then says why.
   std::string cubin;
   std::string noCubinReason;
-  /// Wall-clock seconds of each stage run, in order: "layouts", "lowering",
-  /// "translation", "llvm-opt", "ptx", "ptxas".
-  std::vector<std::pair<std::string, double>> stageSeconds;
+  /// The time of each stage run: "layouts", "lowering", "translation",
+  /// "llvm-opt", "ptx", "ptxas".
+  backend::StageClock clock;
 };
 
 /// The targets the plugin compiles for.
@@ -132,25 +97,16 @@ const std::vector<std::string> &getNvidiaTargets();
 /// an unknown arch).
 uint64_t getMaxSharedMemory(llvm::StringRef arch);
 
-/// Reads tile-dialect bytecode into |context| (which must have the tile
-/// dialect loaded) and verifies it. Errors: TG_ERROR_INVALID_FORMAT for
-/// input that is not tile bytecode, TG_ERROR_VERSION_MISMATCH for a dialect
-/// version this build cannot read, TG_ERROR_INVALID_ARGUMENT for IR that
-/// does not verify.
-llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
-readTileBytecode(llvm::StringRef bytes, mlir::MLIRContext &context);
-
-/// Compiles the tile kernel |module| (one public tile.func) in place as
-/// |options| says. Errors: TG_ERROR_INVALID_ARGUMENT for an unknown target,
-/// bad options, or a kernel the layouts or the lowering reject;
+/// Compiles the tile kernel |module| (one public tile.func; its context
+/// need not be prepared) in place as |options| says, with the kit's
+/// pipeline (tegula/BackendKit/TileCompile.h) and NvidiaCodegen.h. Errors
+/// are backend::CompileErrors: TG_ERROR_INVALID_ARGUMENT for an unknown
+/// target, bad options, or a kernel the layouts or the lowering reject;
 /// TG_ERROR_UNIMPLEMENTED for code that needs a function NVIDIA GPUs lack;
 /// TG_ERROR_INTERNAL for a failure past the lowering (ptxas included).
 /// Safe to call from several threads on different contexts.
 llvm::Expected<NvidiaKernel> compileTileModule(mlir::ModuleOp module,
                                                const NvidiaCompileOptions &options);
-
-/// The image (NvidiaImage.h) of |kernel|, compiled to CompileStage::Image.
-std::string writeKernelImage(const NvidiaKernel &kernel);
 
 } // namespace tegula::nvidia
 

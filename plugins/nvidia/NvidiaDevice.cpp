@@ -11,6 +11,7 @@
 
 using namespace tegula::nvidia;
 using tegula::plugin::BufferBase;
+using tegula::plugin::packArgumentOffsets;
 using tegula::plugin::EventBase;
 using tegula::plugin::KernelBase;
 using tegula::plugin::LaunchRequest;
@@ -185,13 +186,9 @@ public:
       : KernelBase(module), device(device), function(function),
         name(image.kernelName), numWarps(image.numWarps),
         sharedBytes(image.sharedBytes), sharedLimit(sharedLimit) {
-    uint64_t offset = 0;
-    for (uint32_t size : image.argSizes) {
-      offset = (offset + size - 1) / size * size;
-      offsets.push_back(offset);
-      offset += size;
-    }
-    packedSize = (offset + 7) / 8 * 8;
+    offsets.resize(image.argSizes.size());
+    packedSize = packArgumentOffsets(image.argSizes.data(),
+                                     image.argSizes.size(), offsets.data());
   }
 
   Status launch(const LaunchRequest &request) override {
@@ -296,7 +293,7 @@ private:
   std::string name;
   uint32_t numWarps;
   uint64_t sharedBytes;
-  std::vector<uint64_t> offsets;
+  std::vector<size_t> offsets;
   uint64_t packedSize = 0;
   std::mutex attributeMutex;
   /// The dynamic shared memory the function is allowed so far.

@@ -5,41 +5,23 @@
 // ptxas made of it, with the little the launcher needs to know. Only ever
 // read by the plugin that wrote it.
 //
-// Layout (little-endian):
-//
-//   offset 0   8 bytes  magic "TGNVPTX\0"
-//   offset 8   u32      format version (kNvidiaImageVersion)
-//   offset 12  u32      header size N: the JSON text that follows
-//   offset 16  u64      PTX size P
-//   offset 24  u64      cubin size C (0: none)
-//   offset 32  N bytes  JSON header (llvm/Support/JSON.h), an object:
-//                         "kernel"           the kernel's symbol
-//                         "target"           "nvidia:<arch>", the device
-//                                            target it was compiled for
-//                         "arch"             the code's arch (sm_90a for an
-//                                            sm_90 target)
-//                         "num_warps"        warps per block
-//                         "shared_bytes"     dynamic shared memory a block
-//                                            needs
-//                         "arg_sizes"        [bytes of each packed argument]
-//   offset 32+N    P bytes  the PTX (no terminating NUL)
-//   offset 32+N+P  C bytes  the cubin (an ELF file)
-//
-// A reader refuses another magic or version, a truncated image, and a JSON
-// header without the fields above; unknown JSON fields are ignored, so a
-// later version 1 writer may add fields.
+// The kit's container (tegula/BackendKit/KernelImage.h) with magic
+// "TGNVPTX\0", the launch fields every GPU image has (LaunchFields), and two
+// payloads: the PTX (no terminating NUL), then the cubin (an ELF file; empty
+// when none).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TEGULA_PLUGINS_NVIDIA_NVIDIAIMAGE_H
 #define TEGULA_PLUGINS_NVIDIA_NVIDIAIMAGE_H
 
+#include "tegula/BackendKit/KernelImage.h"
+
 #include "llvm/Support/Error.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace tegula::nvidia {
 
@@ -48,23 +30,14 @@ inline constexpr char kNvidiaImageMagic[8] = {'T', 'G', 'N', 'V',
                                               'P', 'T', 'X', '\0'};
 /// The format version this plugin writes and reads.
 inline constexpr uint32_t kNvidiaImageVersion = 1;
+/// The format: kNvidiaImageMagic, kNvidiaImageVersion, PTX and cubin.
+extern const backend::KernelImageFormat kNvidiaImageFormat;
 
-/// A decoded NVIDIA image.
-struct NvidiaImage {
-  /// The kernel's symbol in the PTX and the cubin.
-  std::string kernelName;
-  /// The container target, "nvidia:<arch>".
-  std::string target;
-  /// The arch the code was generated for ("sm_90a").
-  std::string arch;
-  uint32_t numWarps = 1;
-  /// Dynamic shared memory each block needs (the lowering's scratch).
-  uint64_t sharedBytes = 0;
-  /// The size of each packed argument (runtime.h's kernel ABI), in order.
-  std::vector<uint32_t> argSizes;
-  /// The PTX text (.entry kernelName).
+/// A decoded NVIDIA image: its launch fields (the target is
+/// "nvidia:<target>", the arch the code's: sm_90a for an sm_90 target), the
+/// PTX (.entry kernelName) and ptxas's output for the arch, or empty.
+struct NvidiaImage : backend::LaunchFields {
   std::string ptx;
-  /// ptxas's output for |arch|, or empty.
   std::string cubin;
 };
 

@@ -21,11 +21,9 @@
 #include "NvidiaDevice.h"
 
 #include "tegula/BackendKit/PluginBase.h"
-#include "tegula/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/IR/MLIRContext.h"
 
-#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -36,30 +34,10 @@
 
 using namespace tegula::plugin;
 using namespace tegula::nvidia;
+using tegula::backend::toStatus;
+using tegula::backend::unsignedOption;
 
 namespace {
-
-/// The unsigned value of compile option |key|: |fallback| when absent,
-/// an error naming the option when it is not a number in [1, |limit|].
-Status unsignedOption(const CompileRequest &request, const std::string &key,
-                      unsigned limit, unsigned &value) {
-  const std::string *text = request.option(key);
-  if (!text)
-    return Status::success();
-  unsigned parsed = 0;
-  if (llvm::StringRef(*text).getAsInteger(10, parsed) || parsed == 0 ||
-      parsed > limit)
-    return Status(TG_ERROR_INVALID_ARGUMENT,
-                  "compile option " + key + "=" + *text +
-                      " is not a number from 1 to " + std::to_string(limit));
-  value = parsed;
-  return Status::success();
-}
-
-Status toStatus(llvm::Error error) {
-  auto [code, message] = takeCompileError(std::move(error));
-  return Status(code, message);
-}
 
 class NvidiaPlugin : public PluginBase {
 public:
@@ -94,41 +72,21 @@ public:
 
     // One context per compile: compiles run concurrently and share nothing.
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    context.printOpOnDiagnostic(false);
-    context.getOrLoadDialect<tegula::tile::TileDialect>();
+    tegula::backend::prepareCompileContext(context);
     llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
                           request.bytecode ? request.bytecodeSize : 0);
-    auto module = readTileBytecode(bytes, context);
+    auto module = tegula::backend::readTileBytecode(bytes, context);
     if (!module)
       return toStatus(module.takeError());
     llvm::Expected<NvidiaKernel> kernel = compileTileModule(**module, options);
     if (!kernel)
       return toStatus(kernel.takeError());
-    // TEGULA_NVIDIA_TIME_STAGES=1: each stage's time on stderr, as
-    // `tegula compile --time-stages` prints it.
-    if (const char *time = std::getenv("TEGULA_NVIDIA_TIME_STAGES");
+    // TEGULA_TIME_STAGES=1: each stage's time on stderr, as `tegula compile
+    // --time-stages` prints it.
+    if (const char *time = std::getenv("TEGULA_TIME_STAGES");
         time && llvm::StringRef(time) == "1")
-      for (const auto &[stage, seconds] : kernel->stageSeconds)
-        llvm::errs() << "tegula nvidia " << kernel->name << ": " << stage
-                     << " " << llvm::format("%.1f", seconds * 1e3) << " ms\n";
-
-    auto result = std::make_unique<CompiledImage>();
-    result->name = kernel->name;
-    result->target = "nvidia:" + kernel->target;
-    result->numWarps = kernel->numWarps;
-    result->sharedMemory = static_cast<uint32_t>(kernel->sharedBytes);
-    result->specialization = "";
-    for (size_t i = 0; i < kernel->args.size(); ++i) {
-      const NvidiaKernelArg &arg = kernel->args[i];
-      CompiledImage::Argument out;
-      out.name = "arg" + std::to_string(i);
-      out.kind = arg.isPointer ? TG_ARG_POINTER : TG_ARG_SCALAR;
-      out.type = arg.type;
-      out.divisibility = arg.divisibility;
-      result->arguments.push_back(std::move(out));
-    }
-    result->data = writeKernelImage(*kernel);
-    image = std::move(result);
+      kernel->clock.print(llvm::errs(), "tegula nvidia", kernel->image->name);
+    image = std::move(kernel->image);
     return Status::success();
   }
 

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBytecodeSupport.h"
 #include "HostCodegen.h"
 #include "HostImage.h"
 #include "TestSupport.h"
@@ -858,29 +859,6 @@ module attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
   } loc("vector_add.py":8:0)
 }
 )mlir";
-
-/// |text| as tile bytecode; not verified when |verify| is false.
-std::string tileBytecode(const char *text,
-                         std::unique_ptr<tegula::tile::TileBytecodeVersion>
-                             version = nullptr,
-                         bool verify = true) {
-  mlir::MLIRContext context;
-  context.loadDialect<tegula::tile::TileDialect>();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(
-          text, mlir::ParserConfig(&context, verify));
-  if (!module) {
-    ADD_FAILURE() << "the test's tile IR does not parse";
-    return "";
-  }
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  if (mlir::failed(
-          tegula::tile::writeTileBytecode(*module, os, std::move(version))))
-    ADD_FAILURE() << "writing bytecode failed";
-  os.flush();
-  return bytes;
-}
 
 TEST_F(HostKernels, CompileRefusesWhatIsNotTileBytecode) {
   static const char garbage[] = "this is not tile-dialect bytecode";

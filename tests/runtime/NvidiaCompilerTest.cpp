@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TileBytecodeSupport.h"
 #include "NvidiaCodegen.h"
 #include "NvidiaImage.h"
 #include "NvidiaTargetHooks.h"
@@ -625,24 +626,6 @@ module attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
   } loc("vector_add.py":8:0)
 }
 )mlir";
-
-/// |text| as tile bytecode.
-std::string tileBytecode(const char *text) {
-  mlir::MLIRContext context;
-  context.loadDialect<tegula::tile::TileDialect>();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &context);
-  if (!module) {
-    ADD_FAILURE() << "the test's tile IR does not parse";
-    return "";
-  }
-  std::string bytes;
-  llvm::raw_string_ostream os(bytes);
-  if (mlir::failed(tegula::tile::writeTileBytecode(*module, os)))
-    ADD_FAILURE() << "writing bytecode failed";
-  os.flush();
-  return bytes;
-}
 
 /// The built nvidia plugin, opened directly (no runtime, no device).
 class NvidiaPluginAbi : public ::testing::Test {

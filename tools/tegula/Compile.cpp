@@ -258,13 +258,13 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
         nvidia::compileTileModule(*ir, nvOptions);
     if (!compiled) {
       auto [errorCode, message] =
-          nvidia::takeCompileError(compiled.takeError());
+          backend::takeCompileError(compiled.takeError());
       (void)errorCode;
       std::fprintf(stderr, "tegula compile: error: %s\n", message.c_str());
       return 1;
     }
     if (timeStages)
-      for (const auto &[stage, seconds] : compiled->stageSeconds)
+      for (const auto &[stage, seconds] : compiled->clock.stages())
         std::fprintf(stderr, "%-12s %8.1f ms\n", stage.c_str(),
                      seconds * 1000);
     code = emit == "llvm-ir" ? std::move(compiled->llvmIR)

@@ -160,6 +160,30 @@ inline size_t scalarTypeSize(uint32_t type) {
   }
 }
 
+/// Bytes a packed kernel argument of tg_arg_kind |kind| and tg_scalar_type
+/// |type| takes (runtime.h's kernel ABI): 8 for a pointer, else the
+/// scalar's size; 0 for a type this header does not know.
+inline size_t packedArgumentSize(uint32_t kind, uint32_t type) {
+  return kind == TG_ARG_POINTER ? 8 : scalarTypeSize(type);
+}
+
+/// The kernel ABI's packing of arguments whose sizes are |sizes[0..count)|:
+/// each at the next multiple of its own size, in order; the whole padded to
+/// 8 bytes. Writes each offset to |offsets| (when not NULL) and returns the
+/// packed size.
+inline size_t packArgumentOffsets(const uint32_t *sizes, size_t count,
+                                  size_t *offsets) {
+  size_t offset = 0;
+  for (size_t i = 0; i < count; ++i) {
+    size_t size = sizes[i] ? sizes[i] : 1;
+    offset = (offset + size - 1) / size * size;
+    if (offsets)
+      offsets[i] = offset;
+    offset += size;
+  }
+  return (offset + 7) / 8 * 8;
+}
+
 } // namespace tegula::plugin
 
 #endif // TEGULA_PLUGIN_SUPPORT_HPP

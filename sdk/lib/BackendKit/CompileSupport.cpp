@@ -2,6 +2,10 @@
 
 #include "tegula/BackendKit/CompileSupport.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -152,4 +156,54 @@ llvm::Error tegula::backend::runLLVMPipeline(llvm::Module &module,
     return error;
   passes.run(module, modules);
   return llvm::Error::success();
+}
+
+llvm::Error tegula::backend::oneLineError(const llvm::Twine &message) {
+  std::string text = message.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), text);
+}
+
+namespace {
+/// Keeps the error diagnostics' text in |errors|.
+struct CapturingHandler : llvm::DiagnosticHandler {
+  explicit CapturingHandler(std::vector<std::string> &errors)
+      : errors(errors) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    if (info.getSeverity() == llvm::DS_Error) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      errors.push_back(os.str());
+    }
+    return true;
+  }
+  std::vector<std::string> &errors;
+};
+} // namespace
+
+LLVMDiagnosticCapture::LLVMDiagnosticCapture(llvm::LLVMContext &context)
+    : context(context), previous(context.getDiagnosticHandler()) {
+  context.setDiagnosticHandler(std::make_unique<CapturingHandler>(errors));
+}
+
+LLVMDiagnosticCapture::~LLVMDiagnosticCapture() {
+  context.setDiagnosticHandler(std::move(previous));
+}
+
+std::string LLVMDiagnosticCapture::text() const {
+  return llvm::join(errors, "; ");
+}
+
+void tegula::backend::internalizeAllBut(llvm::Module &module,
+                                        llvm::StringRef keep) {
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && function.getName() != keep &&
+        !function.getName().starts_with("llvm."))
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &global : module.globals())
+    if (!global.isDeclaration() && !global.hasAppendingLinkage() &&
+        !global.getName().starts_with("llvm."))
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
 }

@@ -3,8 +3,10 @@
 // Small pieces every plugin's compile path uses between reading tile
 // bytecode and writing its image: errors collected from an MLIRContext as
 // one line each (with file:line:col), the kernel ABI's scalar type of an
-// MLIR type, a type's text, the module a bytecode block holds, and LLVM
-// pass pipelines (O3, or any pipeline text) for a target machine.
+// MLIR type, a type's text, the module a bytecode block holds; and below
+// MLIR, one-line errors, LLVM's diagnostics captured instead of printed (or
+// exiting the process), internalizing all but the kernel, and LLVM pass
+// pipelines (O3, or any pipeline text) for a target machine.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,10 +21,13 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace llvm {
+class DiagnosticHandler;
+class LLVMContext;
 class Module;
 class TargetMachine;
 } // namespace llvm
@@ -55,6 +60,35 @@ std::string typeText(mlir::Type type);
 /// holds exactly one, else a new module that takes them all.
 mlir::OwningOpRef<mlir::ModuleOp> takeModule(mlir::Block &block,
                                              mlir::MLIRContext &context);
+
+/// An error holding |message| on one line (newlines become spaces): errors
+/// cross the plugin ABI as one line.
+llvm::Error oneLineError(const llvm::Twine &message);
+
+/// Collects the errors LLVM reports through |context| while it lives and
+/// drops its warnings and remarks: without a handler LLVM prints them to
+/// stderr and exits the process on an error (e.g. "no libcall available"
+/// in code generation), which a plugin must never do.
+class LLVMDiagnosticCapture {
+public:
+  explicit LLVMDiagnosticCapture(llvm::LLVMContext &context);
+  ~LLVMDiagnosticCapture();
+  LLVMDiagnosticCapture(const LLVMDiagnosticCapture &) = delete;
+  LLVMDiagnosticCapture &operator=(const LLVMDiagnosticCapture &) = delete;
+
+  /// The errors so far, "; " between them, or "".
+  std::string text() const;
+
+private:
+  llvm::LLVMContext &context;
+  std::unique_ptr<llvm::DiagnosticHandler> previous;
+  std::vector<std::string> errors;
+};
+
+/// Gives every definition of |module| but the function |keep| (and LLVM's
+/// own `llvm.*` globals) internal linkage, so that the optimizer may
+/// inline, specialize and drop them.
+void internalizeAllBut(llvm::Module &module, llvm::StringRef keep);
 
 /// Runs LLVM's default O3 module pipeline for |machine| on |module|, loop
 /// unrolling on; |vectorize| turns the loop and SLP vectorizers on (CPUs)

@@ -11,6 +11,9 @@
 
 #include "mlir/Bytecode/BytecodeImplementation.h"
 #include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/Block.h"
+#include "mlir/IR/AsmState.h"
+#include "llvm/Support/MemoryBufferRef.h"
 
 #include <cstdint>
 #include <memory>
@@ -33,6 +36,27 @@ struct TileBytecodeVersion : public mlir::DialectVersion {
 mlir::LogicalResult
 writeTileBytecode(mlir::Operation *op, llvm::raw_ostream &os,
                   std::unique_ptr<TileBytecodeVersion> version = nullptr);
+
+/// Why reading tile bytecode failed.
+enum class TileBytecodeFailure {
+  None,
+  /// The input does not begin with the MLIR bytecode magic.
+  NotBytecode,
+  /// It was written in a version of the MLIR bytecode format or of the tile
+  /// dialect that this reader cannot read.
+  Version,
+  /// Anything else: truncated or damaged bytecode, unknown ops.
+  Malformed,
+};
+
+/// Reads tile IR in MLIR bytecode from |buffer| into |block|, as
+/// mlir::readBytecodeFile does with |config|. On failure the errors went
+/// to the context's diagnostic handler (NotBytecode reports nothing) and
+/// |why| tells a version this reader cannot read from other damage.
+mlir::LogicalResult readTileBytecode(llvm::MemoryBufferRef buffer,
+                                     mlir::Block *block,
+                                     const mlir::ParserConfig &config,
+                                     TileBytecodeFailure &why);
 
 } // namespace tegula::tile
 

@@ -1,0 +1,192 @@
+//===- tegula/BackendKit/TileCompile.h - The kit's compile pipeline -*- C++ -*-===//
+//
+// The steps every backend's compile takes between the tile bytecode it is
+// handed and the LLVM module its code generator turns into a binary:
+//
+//   readTileBytecode        bytecode -> verified tile module (version
+//                           errors told by the reader itself)
+//   resolveNumWarps         the num_warps option, else the module's, checked
+//                           against the target's warp and block sizes
+//   runLayoutStages         the target's LayoutPolicy assigns layouts; loop-
+//                           invariant conversions leave their loops; loads
+//                           feeding shared-memory operands are pipelined
+//   lowerKernel             middle/'s lowering with the target's hooks
+//   describeKernel          the kernel ABI's view of the arguments
+//                           (CompiledImage metadata and packed sizes) and
+//                           the scratch / shared-memory limit
+//   translateKernel         LLVM dialect -> LLVM IR
+//
+// A backend's compile is these calls with its own policy, hooks and
+// options, then its code generator (tegula/BackendKit/CompileSupport.h
+// has the LLVM pipeline runner, ExternalTool.h the tool runner,
+// KernelImage.h the container). Every failure is a CompileError: a
+// tg_error_code and one line, MLIR's diagnostics (with file:line:col)
+// included. Compiles share nothing: each uses its own MLIRContext
+// (prepareCompileContext), so several may run at once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_BACKENDKIT_TILECOMPILE_H
+#define TEGULA_BACKENDKIT_TILECOMPILE_H
+
+#include "tegula/BackendKit/PluginBase.h"
+#include "tegula/Conversion/TileToLLVM.h"
+#include "tegula/plugin.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class raw_ostream;
+} // namespace llvm
+
+namespace tegula::backend {
+
+class LayoutPolicy;
+class TargetHooks;
+
+/// A failed compile: a tg_error_code and a one-line message.
+class CompileError : public llvm::ErrorInfo<CompileError> {
+public:
+  static char ID;
+  CompileError(int32_t code, std::string message)
+      : errorCode(code), text(std::move(message)) {}
+  int32_t code() const { return errorCode; }
+  std::string message() const override { return text; }
+  void log(llvm::raw_ostream &os) const override;
+  std::error_code convertToErrorCode() const override;
+
+private:
+  int32_t errorCode;
+  std::string text;
+};
+
+/// An llvm::Error holding a CompileError (newlines become spaces).
+llvm::Error compileError(int32_t code, const llvm::Twine &message);
+
+/// The code (TG_ERROR_INTERNAL for an error that is not a CompileError) and
+/// the one-line message of |error|, which it consumes.
+std::pair<int32_t, std::string> takeCompileError(llvm::Error error);
+
+/// |error| as the Status a plugin returns (success for no error).
+plugin::Status toStatus(llvm::Error error);
+
+/// The unsigned compile option |key| of |request| into |value| (untouched
+/// when absent); an error naming the option when it is not a number from 1
+/// to |limit|.
+plugin::Status unsignedOption(const plugin::CompileRequest &request,
+                              const std::string &key, unsigned limit,
+                              unsigned &value);
+
+/// The wall-clock time of each stage of one compile, in order.
+class StageClock {
+public:
+  StageClock() : start(std::chrono::steady_clock::now()) {}
+  /// Records the time since the last lap (or the clock's creation) as
+  /// |stage|.
+  void lap(const char *stage);
+  const std::vector<std::pair<std::string, double>> &stages() const {
+    return seconds;
+  }
+  /// Each stage as "<who> <kernel>: <stage> <ms> ms", one line each.
+  void print(llvm::raw_ostream &os, llvm::StringRef who,
+             llvm::StringRef kernel) const;
+
+private:
+  std::chrono::steady_clock::time_point start;
+  std::vector<std::pair<std::string, double>> seconds;
+};
+
+/// Readies |context| for one compile: no threads of its own (the caller's
+/// thread is the compile's), diagnostics without the op's text (errors are
+/// one line), the tile dialect loaded and the dialects and LLVM IR
+/// translations of the lowering registered.
+void prepareCompileContext(mlir::MLIRContext &context);
+
+/// Reads tile-dialect bytecode into |context| (prepared as above) and
+/// verifies it. Errors: TG_ERROR_INVALID_FORMAT for input that is not tile
+/// bytecode, TG_ERROR_VERSION_MISMATCH for a bytecode format or dialect
+/// version this build cannot read, TG_ERROR_INVALID_ARGUMENT for IR that
+/// does not verify.
+llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>>
+readTileBytecode(llvm::StringRef bytes, mlir::MLIRContext &context);
+
+/// The warps per program: |requested|, else the module's tile.num_warps,
+/// else |fallback|; recorded as the module's tile.num_warps. An error
+/// (TG_ERROR_INVALID_ARGUMENT) unless it is a power of 2 with at most
+/// |maxThreads| threads of |warpSize|.
+llvm::Expected<unsigned> resolveNumWarps(mlir::ModuleOp module,
+                                         unsigned requested, unsigned warpSize,
+                                         unsigned maxThreads,
+                                         unsigned fallback = 4);
+
+/// What runLayoutStages does besides assigning layouts.
+struct LayoutStageOptions {
+  /// The compile target, for messages ("nvidia:sm_90a").
+  std::string target;
+  unsigned numWarps = 4;
+  /// The software-pipelining depth of loops whose loads feed operands kept
+  /// in shared memory: 0 for the module's or each loop's tile.num_stages,
+  /// else |defaultStages|; 1 for none.
+  unsigned numStages = 0;
+  unsigned defaultStages = 3;
+  /// Which tile types are such operands (null: none; nothing is pipelined).
+  bool (*isSharedOperand)(mlir::Type) = nullptr;
+};
+
+/// Assigns every tile a layout from |policy| (tile::assignLayouts), moves
+/// loop-invariant code out of loops (a conversion of a tile the loop does
+/// not change then happens once) and software-pipelines the loads that
+/// feed shared-memory operands. TEGULA_DUMP_LAYOUTS=1 prints the module
+/// after them on stderr.
+llvm::Error runLayoutStages(mlir::ModuleOp module, const LayoutPolicy &policy,
+                            const LayoutStageOptions &options);
+
+/// Lowers |module| to the LLVM dialect with |hooks|; an error
+/// (TG_ERROR_INVALID_ARGUMENT) with every diagnostic when the lowering, or
+/// a hook, reports one.
+llvm::Expected<LoweredKernel> lowerKernel(mlir::ModuleOp module,
+                                          const TargetHooks &hooks,
+                                          const LoweringOptions &options,
+                                          llvm::StringRef target);
+
+/// How a kernel's scratch is bounded on a target.
+struct ScratchLimit {
+  /// The most bytes a program may use.
+  uint64_t bytes = UINT32_MAX;
+  /// What the scratch is, for the message ("shared memory per block").
+  std::string what = "scratch per program";
+  /// Who sets the limit ("sm_90a").
+  std::string owner = "the kernel ABI";
+};
+
+/// The kernel's metadata for |image| (name, target, warps, shared memory,
+/// the arguments as the kernel ABI passes them) and, when |packedSizes| is
+/// not null, each argument's packed size. Errors
+/// (TG_ERROR_INVALID_ARGUMENT): an argument type the ABI cannot pass,
+/// scratch over |limit|.
+llvm::Error describeKernel(const LoweredKernel &kernel, llvm::StringRef target,
+                           unsigned numWarps, const ScratchLimit &limit,
+                           plugin::CompiledImage &image,
+                           std::vector<uint32_t> *packedSizes = nullptr);
+
+/// The LLVM IR of the lowered |module| in |context|; checks that it
+/// defines @|kernel|.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateKernel(mlir::ModuleOp module, llvm::LLVMContext &context,
+                llvm::StringRef kernel);
+
+} // namespace tegula::backend
+
+#endif // TEGULA_BACKENDKIT_TILECOMPILE_H

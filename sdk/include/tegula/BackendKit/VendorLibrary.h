@@ -1,0 +1,87 @@
+//===- tegula/BackendKit/VendorLibrary.h - A driver loaded at run time -*- C++ -*-===//
+//
+// Backends never link their vendor's runtime (libcuda, libamdhip64,
+// libze_loader): the plugin must load, and say "no driver", on machines
+// without it. VendorLibrary opens the first of a library's names that
+// loads and resolves entry points into a table of function pointers, each
+// from the first of its names that the library exports (drivers add _v2
+// symbols), remembering the first required one that is missing. Header
+// only, on dlopen; the library is never closed (drivers keep threads and
+// exit handlers).
+//
+//   VendorLibrary hip("HIP runtime");
+//   if (!hip.open({"libamdhip64.so", "libamdhip64.so.6"}))
+//     return hip.error();          // "no HIP runtime found (<dlerror>)"
+//   hip.resolve(table.init, {"hipInit"});
+//   hip.resolve(table.name, {"hipGetErrorName"}, /*required=*/false);
+//   if (!hip.error().empty())
+//     return hip.error();          // "the HIP runtime (libamdhip64.so)
+//                                  //  lacks hipInit"
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_BACKENDKIT_VENDORLIBRARY_H
+#define TEGULA_BACKENDKIT_VENDORLIBRARY_H
+
+#include <dlfcn.h>
+
+#include <initializer_list>
+#include <string>
+
+namespace tegula::backend {
+
+class VendorLibrary {
+public:
+  /// |what| names the library in errors ("CUDA driver").
+  explicit VendorLibrary(std::string what) : what(std::move(what)) {}
+
+  /// Opens the first of |names| that loads; false (and error() says why,
+  /// with the first name's dlerror) when none does.
+  bool open(std::initializer_list<const char *> names) {
+    std::string firstFailure;
+    for (const char *name : names) {
+      if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL))) {
+        opened = name;
+        return true;
+      }
+      if (firstFailure.empty()) {
+        const char *why = dlerror();
+        firstFailure = why ? why : std::string(name) + " cannot be loaded";
+      }
+    }
+    problem = "no " + what + " found (" + firstFailure + ")";
+    return false;
+  }
+
+  /// Points |fn| at the first of |symbols| the library exports; false when
+  /// none. A |required| one that is missing makes error() name it.
+  template <typename Fn>
+  bool resolve(Fn &fn, std::initializer_list<const char *> symbols,
+               bool required = true) {
+    fn = nullptr;
+    if (!handle)
+      return false;
+    for (const char *symbol : symbols)
+      if ((fn = reinterpret_cast<Fn>(dlsym(handle, symbol))))
+        return true;
+    if (required && problem.empty())
+      problem = "the " + what + " (" + opened + ") lacks " + *symbols.begin();
+    return false;
+  }
+
+  /// Why the library or a required entry point is missing; "" when
+  /// nothing is.
+  const std::string &error() const { return problem; }
+  /// The name the library was opened by.
+  const std::string &name() const { return opened; }
+
+private:
+  std::string what;
+  void *handle = nullptr;
+  std::string opened;
+  std::string problem;
+};
+
+} // namespace tegula::backend
+
+#endif // TEGULA_BACKENDKIT_VENDORLIBRARY_H

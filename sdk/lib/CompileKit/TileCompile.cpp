@@ -1,0 +1,273 @@
+//===- TileCompile.cpp - The kit's compile pipeline -----------------------===//
+
+#include "tegula/BackendKit/TileCompile.h"
+
+#include "tegula/BackendKit/CompileSupport.h"
+#include "tegula/BackendKit/LayoutPolicy.h"
+#include "tegula/BackendKit/TargetHooks.h"
+#include "tegula/Dialect/Tile/IR/Tile.h"
+#include "tegula/Dialect/Tile/IR/TileBytecode.h"
+#include "tegula/Dialect/Tile/Transforms/Passes.h"
+#include "tegula/plugin_support.hpp"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBufferRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+using namespace mlir;
+using namespace tegula::backend;
+using tegula::plugin::CompiledImage;
+using tegula::plugin::CompileRequest;
+using tegula::plugin::Status;
+
+char CompileError::ID = 0;
+
+void CompileError::log(llvm::raw_ostream &os) const { os << text; }
+
+std::error_code CompileError::convertToErrorCode() const {
+  return llvm::inconvertibleErrorCode();
+}
+
+llvm::Error tegula::backend::compileError(int32_t code,
+                                          const llvm::Twine &message) {
+  std::string text = message.str();
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return llvm::make_error<CompileError>(code, std::move(text));
+}
+
+std::pair<int32_t, std::string>
+tegula::backend::takeCompileError(llvm::Error error) {
+  int32_t code = TG_ERROR_INTERNAL;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const CompileError &failure) {
+        code = failure.code();
+        message = failure.message();
+      },
+      [&](const llvm::ErrorInfoBase &other) { message = other.message(); });
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  return {code, message};
+}
+
+Status tegula::backend::toStatus(llvm::Error error) {
+  if (!error)
+    return Status::success();
+  auto [code, message] = takeCompileError(std::move(error));
+  return Status(code, message);
+}
+
+Status tegula::backend::unsignedOption(const CompileRequest &request,
+                                       const std::string &key, unsigned limit,
+                                       unsigned &value) {
+  const std::string *text = request.option(key);
+  if (!text)
+    return Status::success();
+  unsigned parsed = 0;
+  if (llvm::StringRef(*text).getAsInteger(10, parsed) || parsed == 0 ||
+      parsed > limit)
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "compile option " + key + "=" + *text +
+                      " is not a number from 1 to " + std::to_string(limit));
+  value = parsed;
+  return Status::success();
+}
+
+void StageClock::lap(const char *stage) {
+  auto now = std::chrono::steady_clock::now();
+  seconds.emplace_back(stage,
+                       std::chrono::duration<double>(now - start).count());
+  start = now;
+}
+
+void StageClock::print(llvm::raw_ostream &os, llvm::StringRef who,
+                       llvm::StringRef kernel) const {
+  for (const auto &[stage, time] : seconds)
+    os << who << " " << kernel << ": " << stage << " "
+       << llvm::format("%.1f", time * 1e3) << " ms\n";
+}
+
+void tegula::backend::prepareCompileContext(MLIRContext &context) {
+  context.disableMultithreading();
+  // Errors are one line for the caller: no "see current operation" notes.
+  context.printOpOnDiagnostic(false);
+  context.getOrLoadDialect<tegula::tile::TileDialect>();
+  tegula::registerTileToLLVMDialects(context);
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>>
+tegula::backend::readTileBytecode(llvm::StringRef bytes, MLIRContext &context) {
+  llvm::MemoryBufferRef buffer(bytes, "tile-bytecode");
+  DiagnosticCollector diagnostics(context);
+  // Verified below, so that a verifier error is told from unreadable input.
+  Block parsed;
+  tegula::tile::TileBytecodeFailure why;
+  if (failed(tegula::tile::readTileBytecode(
+          buffer, &parsed, ParserConfig(&context, /*verifyAfterParse=*/false),
+          why))) {
+    if (why == tegula::tile::TileBytecodeFailure::NotBytecode)
+      return compileError(TG_ERROR_INVALID_FORMAT,
+                          "the input (" + llvm::Twine(bytes.size()) +
+                              " bytes) is not tile-dialect MLIR bytecode: it "
+                              "does not begin with the MLIR bytecode magic");
+    return compileError(why == tegula::tile::TileBytecodeFailure::Version
+                            ? TG_ERROR_VERSION_MISMATCH
+                            : TG_ERROR_INVALID_FORMAT,
+                        "cannot read the tile bytecode: " +
+                            diagnostics.text("the MLIR bytecode reader "
+                                             "failed"));
+  }
+  if (parsed.empty())
+    return compileError(TG_ERROR_INVALID_FORMAT,
+                        "the tile bytecode holds no module");
+  OwningOpRef<ModuleOp> module = takeModule(parsed, context);
+  if (failed(verify(*module)))
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "the tile IR does not verify: " +
+                            diagnostics.text("the verifier failed"));
+  return module;
+}
+
+llvm::Expected<unsigned>
+tegula::backend::resolveNumWarps(ModuleOp module, unsigned requested,
+                                 unsigned warpSize, unsigned maxThreads,
+                                 unsigned fallback) {
+  int64_t numWarps = requested;
+  if (!numWarps) {
+    numWarps = fallback;
+    if (auto warps =
+            module->getAttrOfType<IntegerAttr>(tegula::tile::kNumWarpsAttr))
+      numWarps = warps.getInt();
+  }
+  unsigned maxWarps = std::max(1u, maxThreads / std::max(1u, warpSize));
+  if (numWarps <= 0 || numWarps > maxWarps || (numWarps & (numWarps - 1)))
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "num_warps must be a power of 2 from 1 to " +
+                            llvm::Twine(maxWarps) + " (at most " +
+                            llvm::Twine(maxThreads) +
+                            " threads per block), not " +
+                            llvm::Twine(numWarps));
+  MLIRContext *context = module.getContext();
+  module->setAttr(tegula::tile::kNumWarpsAttr,
+                  IntegerAttr::get(IntegerType::get(context, 32), numWarps));
+  return static_cast<unsigned>(numWarps);
+}
+
+llvm::Error tegula::backend::runLayoutStages(ModuleOp module,
+                                             const LayoutPolicy &policy,
+                                             const LayoutStageOptions &options) {
+  MLIRContext *context = module.getContext();
+  DiagnosticCollector diagnostics(*context);
+  // A policy may report an error and go on: any error fails the compile.
+  if (failed(tegula::tile::assignLayouts(module, policy, options.numWarps)) ||
+      !diagnostics.empty())
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "cannot assign layouts to the kernel for " +
+                            options.target + ": " +
+                            diagnostics.text("the layout assignment failed "
+                                             "without a diagnostic"));
+  module.walk([](LoopLikeOpInterface loop) { moveLoopInvariantCode(loop); });
+  if (options.isSharedOperand) {
+    if (options.numStages)
+      module->setAttr(tegula::tile::kNumStagesAttr,
+                      IntegerAttr::get(IntegerType::get(context, 32),
+                                       options.numStages));
+    if (failed(tegula::tile::pipelineSharedOperandLoads(
+            module, options.defaultStages, options.isSharedOperand)) ||
+        !diagnostics.empty())
+      return compileError(TG_ERROR_INTERNAL,
+                          "cannot software-pipeline the kernel: " +
+                              diagnostics.text("the pipeliner failed"));
+  }
+  if (const char *dump = std::getenv("TEGULA_DUMP_LAYOUTS");
+      dump && llvm::StringRef(dump) == "1")
+    module.print(llvm::errs());
+  return llvm::Error::success();
+}
+
+llvm::Expected<tegula::LoweredKernel>
+tegula::backend::lowerKernel(ModuleOp module, const TargetHooks &hooks,
+                             const LoweringOptions &options,
+                             llvm::StringRef target) {
+  DiagnosticCollector diagnostics(*module.getContext());
+  FailureOr<LoweredKernel> lowered =
+      tegula::lowerTileToLLVM(module, hooks, options);
+  // A hook may report an error and go on: any error fails the compile.
+  if (failed(lowered) || !diagnostics.empty())
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "cannot compile the kernel for " + target + ": " +
+                            diagnostics.text("the tile-to-LLVM lowering "
+                                             "failed without a diagnostic"));
+  auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(lowered->name);
+  if (!function || function.getBody().empty())
+    return compileError(TG_ERROR_INTERNAL,
+                        "the lowering did not produce @" + lowered->name);
+  return std::move(*lowered);
+}
+
+llvm::Error tegula::backend::describeKernel(const LoweredKernel &kernel,
+                                            llvm::StringRef target,
+                                            unsigned numWarps,
+                                            const ScratchLimit &limit,
+                                            CompiledImage &image,
+                                            std::vector<uint32_t> *packedSizes) {
+  if (kernel.scratchBytes > limit.bytes)
+    return compileError(TG_ERROR_INVALID_ARGUMENT,
+                        "kernel " + kernel.name + " needs " +
+                            llvm::Twine(kernel.scratchBytes) + " bytes of " +
+                            limit.what + "; " + limit.owner +
+                            " allows at most " + llvm::Twine(limit.bytes));
+  image.name = kernel.name;
+  image.target = target.str();
+  image.numWarps = numWarps;
+  image.sharedMemory = static_cast<uint32_t>(kernel.scratchBytes);
+  image.specialization = "";
+  image.arguments.clear();
+  for (auto [index, arg] : llvm::enumerate(kernel.args)) {
+    CompiledImage::Argument out;
+    out.name = "arg" + std::to_string(index);
+    out.kind = arg.isPointer ? TG_ARG_POINTER : TG_ARG_SCALAR;
+    if (!toScalarType(arg.type, out.type))
+      return compileError(TG_ERROR_INVALID_ARGUMENT,
+                          "argument " + llvm::Twine(index) + " of kernel " +
+                              kernel.name + " has type " + typeText(arg.type) +
+                              (arg.isPointer ? " (the pointee)" : "") +
+                              ", which the kernel ABI cannot pass");
+    out.divisibility = std::max<uint32_t>(arg.divisibility, 1);
+    if (packedSizes)
+      packedSizes->push_back(static_cast<uint32_t>(
+          tegula::plugin::packedArgumentSize(out.kind, out.type)));
+    image.arguments.push_back(std::move(out));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+tegula::backend::translateKernel(ModuleOp module, llvm::LLVMContext &context,
+                                 llvm::StringRef kernel) {
+  DiagnosticCollector diagnostics(*module.getContext());
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, context, kernel);
+  if (!llvmModule)
+    return compileError(TG_ERROR_INTERNAL,
+                        "cannot translate the lowered kernel to LLVM IR: " +
+                            diagnostics.text("the translation failed"));
+  llvm::Function *function = llvmModule->getFunction(kernel);
+  if (!function || function->isDeclaration())
+    return compileError(TG_ERROR_INTERNAL,
+                        "the LLVM IR of the lowered kernel defines no @" +
+                            kernel);
+  return llvmModule;
+}

@@ -1,0 +1,512 @@
+//===- CompileKitTest.cpp - What the kit gives every backend's compile ----===//
+//
+// The image container (round trips, and every way bytes can fail to be an
+// image), the external-tool runner (real programs: /bin/sh), the kernel
+// ABI's argument packing, and the compile pipeline of TileCompile.h from
+// bytecode to LLVM IR with test hooks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileBytecodeSupport.h"
+
+#include "tegula/BackendKit/CompileSupport.h"
+#include "tegula/BackendKit/ExternalTool.h"
+#include "tegula/BackendKit/KernelImage.h"
+#include "tegula/BackendKit/LayoutPolicy.h"
+#include "tegula/BackendKit/TargetHooks.h"
+#include "tegula/BackendKit/TileCompile.h"
+#include "tegula/Dialect/Tile/IR/Tile.h"
+#include "tegula/Dialect/Tile/IR/TileBytecode.h"
+#include "tegula/plugin_support.hpp"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace tegula::backend;
+using tegula::test::tileBytecode;
+
+namespace {
+
+//===-- KernelImage ------------------------------------------------------------===//
+
+const KernelImageFormat kFormat = {"TGTESTK", 3, 2, "test kernel image",
+                                   "the test plugin"};
+
+std::string sample() {
+  llvm::json::Object header{{"kernel", "k"}, {"count", 7}};
+  return writeKernelImage(kFormat, std::move(header),
+                          {llvm::StringRef("first"), llvm::StringRef("")});
+}
+
+std::string readError(const std::string &bytes) {
+  llvm::Expected<KernelImageView> view =
+      readKernelImage(kFormat, bytes.data(), bytes.size());
+  return view ? "accepted" : llvm::toString(view.takeError());
+}
+
+TEST(KernelImage, RoundTripsHeaderAndPayloads) {
+  std::string bytes = sample();
+  // magic, version, JSON size, two payload sizes.
+  ASSERT_GT(bytes.size(), 32u);
+  EXPECT_EQ(bytes.substr(0, 8), std::string("TGTESTK\0", 8));
+  llvm::Expected<KernelImageView> view =
+      readKernelImage(kFormat, bytes.data(), bytes.size());
+  ASSERT_TRUE(bool(view)) << llvm::toString(view.takeError());
+  ASSERT_EQ(view->payloads.size(), 2u);
+  EXPECT_EQ(view->payloads[0], "first");
+  EXPECT_EQ(view->payloads[1], "");
+  ImageHeader header(kFormat, view->header);
+  EXPECT_EQ(header.string("kernel", true), "k");
+  EXPECT_EQ(header.integer("count", 1, 10), 7u);
+  EXPECT_EQ(header.integerOr("absent", 42, 1, 100), 42u);
+  EXPECT_FALSE(bool(header.error()));
+}
+
+TEST(KernelImage, RefusesWhatIsNotAnImageOfItsFormat) {
+  std::string bytes = sample();
+  EXPECT_EQ(readError(bytes.substr(0, 10)),
+            "invalid test kernel image: it is 10 bytes, shorter than the "
+            "32-byte header");
+  EXPECT_EQ(readError("").rfind("invalid test kernel image: it is 0 bytes", 0),
+            0u);
+  std::string other = bytes;
+  other[1] = 'X';
+  EXPECT_EQ(readError(other), "invalid test kernel image: no TGTESTK magic "
+                              "(not made by the test plugin)");
+  std::string newer = bytes;
+  newer[8] = 4;
+  EXPECT_EQ(readError(newer), "test kernel image format version 4 is not "
+                              "supported (this plugin reads version 3)");
+  EXPECT_EQ(readError(bytes.substr(0, bytes.size() - 1))
+                .rfind("invalid test kernel image: the header announces ", 0),
+            0u);
+  EXPECT_EQ(readError(bytes + "x")
+                .rfind("invalid test kernel image: the header announces ", 0),
+            0u);
+  // Payload sizes whose sum wraps around 2^64 are refused, not trusted.
+  std::string huge = bytes;
+  for (int i = 16; i < 24; ++i)
+    huge[i] = '\xff';
+  EXPECT_EQ(readError(huge).rfind(
+                "invalid test kernel image: the header announces ", 0),
+            0u);
+  std::string notObject = writeKernelImage(kFormat, {}, {"a", "b"});
+  // "{}" -> "[]": JSON, but not an object.
+  notObject[32] = '[';
+  notObject[33] = ']';
+  EXPECT_EQ(readError(notObject),
+            "invalid test kernel image: the JSON header is not an object");
+  notObject[32] = '{';
+  notObject[33] = '!';
+  EXPECT_EQ(readError(notObject).rfind(
+                "invalid test kernel image: bad JSON header: ", 0),
+            0u);
+}
+
+TEST(KernelImage, HeaderNamesTheFirstBadField) {
+  llvm::json::Object fields{{"name", ""},
+                            {"big", 2000},
+                            {"sizes", llvm::json::Array{4, 3}},
+                            {"words", llvm::json::Array{"a", 1}}};
+  {
+    ImageHeader header(kFormat, fields);
+    header.string("name", /*nonEmpty=*/true);
+    header.integer("big", 0, 1024);
+    EXPECT_EQ(llvm::toString(header.error()),
+              "invalid test kernel image: the JSON header's \"name\" is "
+              "missing or not a non-empty string");
+  }
+  {
+    ImageHeader header(kFormat, fields);
+    header.integer("big", 0, 1024);
+    EXPECT_EQ(llvm::toString(header.error()),
+              "invalid test kernel image: the JSON header's \"big\" is "
+              "missing or not an integer from 0 to 1024");
+  }
+  {
+    ImageHeader header(kFormat, fields);
+    EXPECT_TRUE(header.integers("sizes", {1, 2, 4, 8}).empty());
+    EXPECT_EQ(llvm::toString(header.error()),
+              "invalid test kernel image: the JSON header's \"sizes\" is "
+              "missing or not an array of 1, 2, 4, 8");
+  }
+  {
+    ImageHeader header(kFormat, fields);
+    EXPECT_TRUE(header.strings("words").empty());
+    header.string("missing");
+    EXPECT_EQ(llvm::toString(header.error()),
+              "invalid test kernel image: the JSON header's \"words\" is "
+              "missing or not an array of strings");
+  }
+}
+
+TEST(KernelImage, LaunchFieldsRoundTrip) {
+  LaunchFields fields;
+  fields.kernelName = "scale";
+  fields.target = "test:x1";
+  fields.arch = "x1a";
+  fields.numWarps = 8;
+  fields.sharedBytes = 4096;
+  fields.argSizes = {8, 4, 2, 1};
+  llvm::json::Object header;
+  fields.write(header);
+  std::string bytes = writeKernelImage(kFormat, std::move(header), {"", ""});
+  llvm::Expected<KernelImageView> view =
+      readKernelImage(kFormat, bytes.data(), bytes.size());
+  ASSERT_TRUE(bool(view)) << llvm::toString(view.takeError());
+  ImageHeader reader(kFormat, view->header);
+  LaunchFields read;
+  read.read(reader);
+  ASSERT_FALSE(bool(reader.error()));
+  EXPECT_EQ(read.kernelName, "scale");
+  EXPECT_EQ(read.target, "test:x1");
+  EXPECT_EQ(read.arch, "x1a");
+  EXPECT_EQ(read.numWarps, 8u);
+  EXPECT_EQ(read.sharedBytes, 4096u);
+  EXPECT_EQ(read.argSizes, (std::vector<uint32_t>{8, 4, 2, 1}));
+
+  llvm::json::Object bad;
+  fields.numWarps = 0;
+  fields.write(bad);
+  ImageHeader badReader(kFormat, bad);
+  read.read(badReader);
+  EXPECT_NE(llvm::toString(badReader.error()).find("\"num_warps\""),
+            std::string::npos);
+}
+
+//===-- Argument packing ---------------------------------------------------------===//
+
+TEST(KernelABI, PacksEachArgumentAtAMultipleOfItsSize) {
+  using tegula::plugin::packArgumentOffsets;
+  using tegula::plugin::packedArgumentSize;
+  uint32_t sizes[] = {8, 4, 2, 1, 8, 1, 4};
+  size_t offsets[7];
+  EXPECT_EQ(packArgumentOffsets(sizes, 7, offsets), 32u);
+  EXPECT_EQ(std::vector<size_t>(offsets, offsets + 7),
+            (std::vector<size_t>{0, 8, 12, 14, 16, 24, 28}));
+  uint32_t one[] = {1};
+  EXPECT_EQ(packArgumentOffsets(one, 1, nullptr), 8u);
+  EXPECT_EQ(packArgumentOffsets(nullptr, 0, nullptr), 0u);
+  EXPECT_EQ(packedArgumentSize(TG_ARG_POINTER, TG_TYPE_I8), 8u);
+  EXPECT_EQ(packedArgumentSize(TG_ARG_SCALAR, TG_TYPE_BF16), 2u);
+  EXPECT_EQ(packedArgumentSize(TG_ARG_SCALAR, TG_TYPE_I1), 1u);
+}
+
+//===-- External tools -----------------------------------------------------------===//
+
+ToolRun shell(const std::string &script) {
+  ToolRun run;
+  run.program = "/bin/sh";
+  run.args = {"-c", script, "sh", "{in}", "{out}"};
+  run.description = "the test script";
+  return run;
+}
+
+TEST(ExternalTool, RunsAProgramOnTemporaryFiles) {
+  ToolRun run = shell("tr a-z A-Z < \"$1\" > \"$2\"");
+  run.input = "hello tools";
+  llvm::Expected<std::string> out = runTool(run);
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(*out, "HELLO TOOLS");
+}
+
+TEST(ExternalTool, ReportsFailuresOnOneLine) {
+  llvm::Expected<std::string> out =
+      runTool(shell("echo first >&2; echo second; exit 3"));
+  ASSERT_FALSE(bool(out));
+  EXPECT_EQ(llvm::toString(out.takeError()),
+            "the test script failed (exit status 3): first; second");
+
+  out = runTool(shell("true"));
+  ASSERT_FALSE(bool(out));
+  EXPECT_EQ(llvm::toString(out.takeError()), "the test script wrote no output");
+  ToolRun optional = shell("true");
+  optional.requireOutput = false;
+  out = runTool(optional);
+  ASSERT_TRUE(bool(out)) << llvm::toString(out.takeError());
+  EXPECT_EQ(*out, "");
+
+  ToolRun missing;
+  missing.program = "/nonexistent/tool";
+  out = runTool(missing);
+  ASSERT_FALSE(bool(out));
+  EXPECT_EQ(llvm::toString(out.takeError()).rfind("cannot run /nonexistent/tool",
+                                                  0),
+            0u);
+
+  EXPECT_EQ(firstLines("a\n\n b \nc\nd\n", 2), "a; b; ...");
+}
+
+TEST(ExternalTool, FindsToolsWhereTheSearchSays) {
+  ToolSearch search;
+  search.name = "sh";
+  search.variable = "TEGULA_TEST_TOOL";
+  search.homeVariables = {"TEGULA_TEST_TOOL_HOME"};
+  std::string whyNot;
+  ::unsetenv("TEGULA_TEST_TOOL");
+  ::unsetenv("TEGULA_TEST_TOOL_HOME");
+  std::optional<std::string> found = findTool(search, whyNot);
+  ASSERT_TRUE(found.has_value()) << whyNot;
+  EXPECT_TRUE(isExecutableFile(*found));
+
+  ::setenv("TEGULA_TEST_TOOL", "none", 1);
+  EXPECT_FALSE(findTool(search, whyNot).has_value());
+  EXPECT_EQ(whyNot, "sh is disabled (TEGULA_TEST_TOOL=none)");
+  ::setenv("TEGULA_TEST_TOOL", "/nonexistent/sh", 1);
+  EXPECT_FALSE(findTool(search, whyNot).has_value());
+  EXPECT_EQ(whyNot, "TEGULA_TEST_TOOL=/nonexistent/sh is not an executable file");
+  ::unsetenv("TEGULA_TEST_TOOL");
+
+  search.name = "tegula-no-such-tool";
+  search.fallbacks = {"/nonexistent/bin/tegula-no-such-tool"};
+  ::setenv("TEGULA_TEST_TOOL_HOME", "/nonexistent", 1);
+  EXPECT_FALSE(findTool(search, whyNot).has_value());
+  EXPECT_EQ(whyNot, "no tegula-no-such-tool found (looked in "
+                    "$TEGULA_TEST_TOOL_HOME/bin, PATH, /nonexistent/bin; set "
+                    "TEGULA_TEST_TOOL or TEGULA_TEST_TOOL_HOME)");
+  ::unsetenv("TEGULA_TEST_TOOL_HOME");
+}
+
+//===-- The compile pipeline -----------------------------------------------------===//
+
+constexpr const char *kScale = R"mlir(
+module attributes {tile.num_warps = 2 : i32} {
+  tile.func @scale(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %arg1: f32, %arg2: i8) {
+    %pid = tile.program_id 0 : i32 loc("scale.py":3:11)
+    %c = arith.constant 64 : i32
+    %start = arith.muli %pid, %c : i32
+    %range = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %sstart = tile.splat %start : i32 -> tensor<64xi32>
+    %offs = arith.addi %sstart, %range : tensor<64xi32>
+    %xb = tile.splat %arg0 : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+    %xp = tile.addptr %xb, %offs : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %x = tile.load %xp : tensor<64x!tile.ptr<f32>> loc("scale.py":5:8)
+    %s = tile.splat %arg1 : f32 -> tensor<64xf32>
+    %y = arith.mulf %x, %s : tensor<64xf32>
+    tile.store %xp, %y : tensor<64x!tile.ptr<f32>> loc("scale.py":6:4)
+    tile.return
+  }
+}
+)mlir";
+
+/// The code and message of a failed read of |bytes|.
+std::pair<int32_t, std::string> readFailure(const std::string &bytes) {
+  mlir::MLIRContext context;
+  prepareCompileContext(context);
+  auto module = readTileBytecode(bytes, context);
+  if (module)
+    return {TG_SUCCESS, "accepted"};
+  return takeCompileError(module.takeError());
+}
+
+TEST(TileCompile, ReadingTellsVersionsFromDamage) {
+  std::string good = tileBytecode(kScale);
+  ASSERT_FALSE(good.empty());
+  {
+    mlir::MLIRContext context;
+    prepareCompileContext(context);
+    auto module = readTileBytecode(good, context);
+    ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  }
+  auto [code, message] = readFailure("not bytecode at all");
+  EXPECT_EQ(code, TG_ERROR_INVALID_FORMAT);
+  EXPECT_EQ(message, "the input (19 bytes) is not tile-dialect MLIR bytecode: "
+                     "it does not begin with the MLIR bytecode magic");
+
+  std::tie(code, message) = readFailure(tileBytecode(
+      kScale, std::make_unique<tegula::tile::TileBytecodeVersion>(
+                  tegula::tile::TileDialectVersion::kMajor + 1, 0)));
+  EXPECT_EQ(code, TG_ERROR_VERSION_MISMATCH) << message;
+  EXPECT_NE(message.find("is not supported by this reader"), std::string::npos)
+      << message;
+
+  // The MLIR bytecode format's version follows the 4-byte magic as a
+  // one-byte varint (value << 1 | 1); 100 is newer than any reader.
+  std::string future = good;
+  future[4] = static_cast<char>(100 << 1 | 1);
+  std::tie(code, message) = readFailure(future);
+  EXPECT_EQ(code, TG_ERROR_VERSION_MISMATCH) << message;
+  EXPECT_NE(message.find("MLIR bytecode format version 100 is newer"),
+            std::string::npos)
+      << message;
+
+  std::tie(code, message) = readFailure(good.substr(0, good.size() / 2));
+  EXPECT_EQ(code, TG_ERROR_INVALID_FORMAT) << message;
+  EXPECT_EQ(message.rfind("cannot read the tile bytecode: ", 0), 0u) << message;
+
+  std::tie(code, message) = readFailure(tileBytecode(R"mlir(
+tile.func @bad(%arg0: i32) {
+  %r = tile.make_range {end = 0 : i32, start = 4 : i32} : tensor<4xi32> loc("bad.py":4:9)
+  tile.return
+}
+)mlir",
+                                                   nullptr, /*verify=*/false));
+  EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "the tile IR does not verify: bad.py:4:9: "
+                     "'tile.make_range' op end (0) must be greater than "
+                     "start (4)");
+}
+
+TEST(TileCompile, NumWarpsComesFromTheOptionOrTheModule) {
+  mlir::MLIRContext context;
+  prepareCompileContext(context);
+  auto module = readTileBytecode(tileBytecode(kScale), context);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  llvm::Expected<unsigned> warps = resolveNumWarps(**module, 0, 32, 1024);
+  ASSERT_TRUE(bool(warps));
+  EXPECT_EQ(*warps, 2u);
+  warps = resolveNumWarps(**module, 8, 32, 1024);
+  ASSERT_TRUE(bool(warps));
+  EXPECT_EQ(*warps, 8u);
+  // Recorded on the module: the next default is 8.
+  warps = resolveNumWarps(**module, 0, 32, 1024);
+  ASSERT_TRUE(bool(warps));
+  EXPECT_EQ(*warps, 8u);
+  warps = resolveNumWarps(**module, 3, 32, 1024);
+  ASSERT_FALSE(bool(warps));
+  EXPECT_EQ(takeCompileError(warps.takeError()),
+            std::make_pair(int32_t(TG_ERROR_INVALID_ARGUMENT),
+                           std::string("num_warps must be a power of 2 from 1 "
+                                       "to 32 (at most 1024 threads per "
+                                       "block), not 3")));
+  warps = resolveNumWarps(**module, 32, 64, 1024);
+  ASSERT_FALSE(bool(warps));
+  EXPECT_NE(takeCompileError(warps.takeError()).second.find("from 1 to 16"),
+            std::string::npos);
+}
+
+/// Hooks for a one-thread lowering whose IR translates to LLVM IR: program
+/// 0 of 1, scratch at address 0 of the shared address space.
+class ConstantProgramHooks : public GpuDialectTargetHooks {
+public:
+  ConstantProgramHooks() : GpuDialectTargetHooks(1, 0, 3) {}
+  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
+                             Axis) const override {
+    return builder.create<mlir::LLVM::ConstantOp>(loc, builder.getI32Type(),
+                                                  0);
+  }
+  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
+                               Axis) const override {
+    return builder.create<mlir::LLVM::ConstantOp>(loc, builder.getI32Type(),
+                                                  1);
+  }
+  mlir::Value buildScratchBase(mlir::OpBuilder &builder,
+                               mlir::Location loc) const override {
+    return builder.create<mlir::LLVM::ZeroOp>(
+        loc, mlir::LLVM::LLVMPointerType::get(builder.getContext(), 3));
+  }
+};
+
+TEST(TileCompile, BytecodeToLLVMIRWithTheKit) {
+  mlir::MLIRContext context;
+  prepareCompileContext(context);
+  auto module = readTileBytecode(tileBytecode(kScale), context);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  ConstantProgramHooks hooks;
+  llvm::Expected<tegula::LoweredKernel> lowered =
+      lowerKernel(**module, hooks, tegula::LoweringOptions(), "test:x1");
+  ASSERT_TRUE(bool(lowered)) << llvm::toString(lowered.takeError());
+  EXPECT_EQ(lowered->name, "scale");
+
+  tegula::plugin::CompiledImage image;
+  std::vector<uint32_t> sizes;
+  ASSERT_FALSE(bool(describeKernel(*lowered, "test:x1", 2, ScratchLimit(),
+                                   image, &sizes)));
+  EXPECT_EQ(image.name, "scale");
+  EXPECT_EQ(image.target, "test:x1");
+  EXPECT_EQ(image.numWarps, 2u);
+  ASSERT_EQ(image.arguments.size(), 3u);
+  EXPECT_EQ(image.arguments[0].kind, TG_ARG_POINTER);
+  EXPECT_EQ(image.arguments[0].type, TG_TYPE_F32);
+  EXPECT_EQ(image.arguments[0].divisibility, 16u);
+  EXPECT_EQ(image.arguments[1].kind, TG_ARG_SCALAR);
+  EXPECT_EQ(image.arguments[1].type, TG_TYPE_F32);
+  EXPECT_EQ(image.arguments[2].type, TG_TYPE_I8);
+  EXPECT_EQ(image.arguments[2].name, "arg2");
+  EXPECT_EQ(sizes, (std::vector<uint32_t>{8, 4, 1}));
+
+  ScratchLimit none;
+  none.bytes = 0;
+  none.what = "shared memory per block";
+  none.owner = "x1";
+  tegula::LoweredKernel greedy = *lowered;
+  greedy.scratchBytes = 64;
+  EXPECT_EQ(takeCompileError(describeKernel(greedy, "test:x1", 2, none, image))
+                .second,
+            "kernel scale needs 64 bytes of shared memory per block; x1 "
+            "allows at most 0");
+
+  llvm::LLVMContext llvmContext;
+  llvm::Expected<std::unique_ptr<llvm::Module>> ir =
+      translateKernel(**module, llvmContext, "scale");
+  ASSERT_TRUE(bool(ir)) << llvm::toString(ir.takeError());
+  llvm::Function *function = (*ir)->getFunction("scale");
+  ASSERT_NE(function, nullptr);
+  EXPECT_EQ(function->arg_size(), 3u);
+  ir = translateKernel(**module, llvmContext, "other");
+  ASSERT_FALSE(bool(ir));
+  EXPECT_EQ(takeCompileError(ir.takeError()).second,
+            "the LLVM IR of the lowered kernel defines no @other");
+}
+
+TEST(TileCompile, LoweringErrorsKeepTheirLocations) {
+  mlir::MLIRContext context;
+  prepareCompileContext(context);
+  auto module = readTileBytecode(tileBytecode(kScale), context);
+  ASSERT_TRUE(bool(module)) << llvm::toString(module.takeError());
+  // The default hooks give the one-thread lowering no scratch memory: the
+  // lowering says so, at the kernel's location.
+  GpuDialectTargetHooks hooks(1, 0, 3);
+  llvm::Expected<tegula::LoweredKernel> lowered =
+      lowerKernel(**module, hooks, tegula::LoweringOptions(), "test:x1");
+  ASSERT_FALSE(bool(lowered));
+  auto [code, message] = takeCompileError(lowered.takeError());
+  EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "cannot compile the kernel for test:x1: -:3:3: the "
+                     "target provides no scratch memory for the kernel's "
+                     "tiles");
+}
+
+TEST(TileCompile, ErrorsBecomeStatuses) {
+  tegula::plugin::Status ok = toStatus(llvm::Error::success());
+  EXPECT_TRUE(ok.ok());
+  tegula::plugin::Status failed =
+      toStatus(compileError(TG_ERROR_UNAVAILABLE, "two\nlines"));
+  EXPECT_FALSE(failed.ok());
+  EXPECT_EQ(failed.code(), TG_ERROR_UNAVAILABLE);
+  EXPECT_EQ(failed.message(), "two lines");
+  auto [code, message] =
+      takeCompileError(compileError(TG_ERROR_UNAVAILABLE, "two\nlines"));
+  EXPECT_EQ(code, TG_ERROR_UNAVAILABLE);
+  EXPECT_EQ(message, "two lines");
+  std::tie(code, message) = takeCompileError(oneLineError("plain\nerror"));
+  EXPECT_EQ(code, TG_ERROR_INTERNAL);
+  EXPECT_EQ(message, "plain error");
+
+  tegula::plugin::CompileRequest request;
+  request.options = {{"num_stages", "4"}, {"num_warps", "x"}};
+  unsigned value = 9;
+  EXPECT_TRUE(unsignedOption(request, "absent", 8, value).ok());
+  EXPECT_EQ(value, 9u);
+  EXPECT_TRUE(unsignedOption(request, "num_stages", 8, value).ok());
+  EXPECT_EQ(value, 4u);
+  tegula::plugin::Status bad = unsignedOption(request, "num_stages", 3, value);
+  EXPECT_EQ(bad.code(), TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(bad.message(),
+            "compile option num_stages=4 is not a number from 1 to 3");
+  bad = unsignedOption(request, "num_warps", 32, value);
+  EXPECT_EQ(bad.message(),
+            "compile option num_warps=x is not a number from 1 to 32");
+  EXPECT_EQ(value, 4u);
+}
+
+} // namespace

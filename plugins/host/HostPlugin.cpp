@@ -34,6 +34,7 @@
 #include "HostLauncher.h"
 
 #include "tegula/BackendKit/HostQueues.h"
+#include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/PluginBase.h"
 
 #include <sys/utsname.h>
@@ -273,19 +274,17 @@ public:
       : KernelBase(module), device(device), code(std::move(code)) {}
 
   Status launch(const LaunchRequest &request) override {
-    // The block shape has no meaning here: a program is one thread.
+    // The block shape has no meaning here: a program is one thread (or a
+    // SIMT image's fixed number of them).
+    LaunchLimits limits;
+    limits.packedArgsSize = code->packedArgsSize();
+    if (Status status = checkLaunch(code->kernelName(), request, limits);
+        !status.ok())
+      return status;
     uint64_t programs = 0;
     Status grid = tegula::host::checkGrid(request.grid, programs);
     if (!grid.ok())
       return grid;
-    if (request.packedArgsSize < code->packedArgsSize())
-      return Status(TG_ERROR_INVALID_ARGUMENT,
-                    "kernel " + code->kernelName() + " reads " +
-                        std::to_string(code->packedArgsSize()) +
-                        " bytes of packed arguments, the launch passes " +
-                        std::to_string(request.packedArgsSize));
-    if (request.packedArgsSize && !request.packedArgs)
-      return Status(TG_ERROR_INVALID_ARGUMENT, "packed_args is NULL");
     // The caller may free its arguments once this returns; the copy is also
     // 8-byte aligned, as the entry's loads assume.
     auto args = std::make_shared<std::vector<uint64_t>>(

@@ -4,6 +4,8 @@
 
 #include "NvidiaImage.h"
 
+#include "tegula/BackendKit/LaunchCheck.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -14,6 +16,7 @@ using tegula::plugin::BufferBase;
 using tegula::plugin::packArgumentOffsets;
 using tegula::plugin::EventBase;
 using tegula::plugin::KernelBase;
+using tegula::plugin::LaunchLimits;
 using tegula::plugin::LaunchRequest;
 using tegula::plugin::ModuleBase;
 using tegula::plugin::Status;
@@ -192,49 +195,19 @@ public:
   }
 
   Status launch(const LaunchRequest &request) override {
-    const uint32_t *grid = request.grid;
-    for (int d = 0; d < 3; ++d)
-      if (grid[d] == 0 || grid[d] > device.maxGrid[d])
-        return Status(TG_ERROR_INVALID_ARGUMENT,
-                      "kernel " + name + ": grid (" + std::to_string(grid[0]) +
-                          ", " + std::to_string(grid[1]) + ", " +
-                          std::to_string(grid[2]) + ") " +
-                          (grid[d] == 0 ? "has a zero dimension"
-                                        : "exceeds the device's limit (" +
-                                              std::to_string(device.maxGrid[0]) +
-                                              ", " +
-                                              std::to_string(device.maxGrid[1]) +
-                                              ", " +
-                                              std::to_string(device.maxGrid[2]) +
-                                              ")"));
     // The code was generated for exactly num_warps x 32 threads along x.
-    const uint32_t threads = numWarps * 32;
-    if (request.block[0] != threads || request.block[1] != 1 ||
-        request.block[2] != 1)
-      return Status(TG_ERROR_INVALID_ARGUMENT,
-                    "kernel " + name + " was compiled for blocks of " +
-                        std::to_string(threads) + " threads (" +
-                        std::to_string(numWarps) +
-                        " warps of 32), the launch asks for (" +
-                        std::to_string(request.block[0]) + ", " +
-                        std::to_string(request.block[1]) + ", " +
-                        std::to_string(request.block[2]) + ")");
-    if (request.packedArgsSize < packedSize)
-      return Status(TG_ERROR_INVALID_ARGUMENT,
-                    "kernel " + name + " reads " + std::to_string(packedSize) +
-                        " bytes of packed arguments, the launch passes " +
-                        std::to_string(request.packedArgsSize));
-    if (request.packedArgsSize && !request.packedArgs)
-      return Status(TG_ERROR_INVALID_ARGUMENT, "packed_args is NULL");
+    LaunchLimits limits;
+    for (int d = 0; d < 3; ++d)
+      limits.maxGrid[d] = device.maxGrid[d];
+    limits.block[0] = numWarps * 32;
+    limits.block[1] = limits.block[2] = 1;
+    limits.blockDescription = std::to_string(numWarps) + " warps of 32";
+    limits.packedArgsSize = packedSize;
+    limits.sharedBytes = sharedBytes;
+    limits.maxSharedBytes = device.maxSharedOptin;
+    if (Status status = checkLaunch(name, request, limits); !status.ok())
+      return status;
     uint64_t shared = sharedBytes + request.dynamicSharedMemory;
-    if (shared > device.maxSharedOptin)
-      return Status(TG_ERROR_OUT_OF_RANGE,
-                    "kernel " + name + " needs " + std::to_string(shared) +
-                        " bytes of shared memory per block (" +
-                        std::to_string(sharedBytes) + " its own, " +
-                        std::to_string(request.dynamicSharedMemory) +
-                        " asked by the launch); the device allows " +
-                        std::to_string(device.maxSharedOptin));
 
     // kernelParams: one pointer per argument into an 8-byte-aligned copy of
     // the packed arguments; cuLaunchKernel copies the values.
@@ -265,9 +238,10 @@ public:
     }
     CUstream stream = streamHandle(request.stream);
     CUresult result = device.cu.cuLaunchKernel(
-        function, grid[0], grid[1], grid[2], request.block[0],
-        request.block[1], request.block[2], static_cast<unsigned>(shared),
-        stream, params.empty() ? nullptr : params.data(), nullptr);
+        function, request.grid[0], request.grid[1], request.grid[2],
+        request.block[0], request.block[1], request.block[2],
+        static_cast<unsigned>(shared), stream,
+        params.empty() ? nullptr : params.data(), nullptr);
     if (result != CUDA_SUCCESS)
       return device.failure("launching kernel " + name, result);
     if (request.stream) {

@@ -12,6 +12,7 @@
 #include "tegula/BackendKit/CompileSupport.h"
 #include "tegula/BackendKit/ExternalTool.h"
 #include "tegula/BackendKit/KernelImage.h"
+#include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/BackendKit/TargetHooks.h"
 #include "tegula/BackendKit/TileCompile.h"
@@ -199,6 +200,76 @@ TEST(KernelABI, PacksEachArgumentAtAMultipleOfItsSize) {
   EXPECT_EQ(packedArgumentSize(TG_ARG_POINTER, TG_TYPE_I8), 8u);
   EXPECT_EQ(packedArgumentSize(TG_ARG_SCALAR, TG_TYPE_BF16), 2u);
   EXPECT_EQ(packedArgumentSize(TG_ARG_SCALAR, TG_TYPE_I1), 1u);
+}
+
+//===-- Launch checks -------------------------------------------------------------===//
+
+TEST(LaunchCheck, RefusesWhatTheCodeOrDeviceCannotRun) {
+  using tegula::plugin::checkLaunch;
+  using tegula::plugin::LaunchLimits;
+  using tegula::plugin::LaunchRequest;
+  LaunchLimits limits;
+  limits.maxGrid[0] = 100;
+  limits.maxGrid[1] = limits.maxGrid[2] = 10;
+  limits.block[0] = 128;
+  limits.block[1] = limits.block[2] = 1;
+  limits.blockDescription = "4 warps of 32";
+  limits.packedArgsSize = 16;
+  limits.sharedBytes = 1000;
+  limits.maxSharedBytes = 4096;
+  uint64_t args[2] = {0, 0};
+  LaunchRequest request;
+  request.grid[0] = 100;
+  request.block[0] = 128;
+  request.packedArgs = args;
+  request.packedArgsSize = 16;
+  request.dynamicSharedMemory = 3096;
+  EXPECT_TRUE(checkLaunch("k", request, limits).ok());
+
+  auto message = [&](LaunchRequest r) {
+    tegula::plugin::Status status = checkLaunch("k", r, limits);
+    return std::to_string(status.code()) + " " + status.message();
+  };
+  auto error = [](int32_t code, const std::string &text) {
+    return std::to_string(code) + " " + text;
+  };
+  LaunchRequest r = request;
+  r.grid[2] = 0;
+  EXPECT_EQ(message(r), error(TG_ERROR_INVALID_ARGUMENT,
+                              "kernel k: grid (100, 1, 0) has a zero "
+                              "dimension: every dimension of a launch grid "
+                              "must be at least 1"));
+  r = request;
+  r.grid[0] = 101;
+  EXPECT_EQ(message(r), error(TG_ERROR_INVALID_ARGUMENT,
+                              "kernel k: grid (101, 1, 1) exceeds the "
+                              "device's limit (100, 10, 10)"));
+  r = request;
+  r.block[0] = 64;
+  r.block[1] = 2;
+  EXPECT_EQ(message(r), error(TG_ERROR_INVALID_ARGUMENT,
+                              "kernel k was compiled for blocks of 128 "
+                              "threads (4 warps of 32), the launch asks for "
+                              "(64, 2, 1)"));
+  r = request;
+  r.packedArgsSize = 8;
+  EXPECT_EQ(message(r), error(TG_ERROR_INVALID_ARGUMENT,
+                              "kernel k reads 16 bytes of packed arguments, "
+                              "the launch passes 8"));
+  r = request;
+  r.packedArgs = nullptr;
+  EXPECT_EQ(message(r), error(TG_ERROR_INVALID_ARGUMENT, "packed_args is NULL"));
+  r = request;
+  r.dynamicSharedMemory = 3097;
+  EXPECT_EQ(message(r), error(TG_ERROR_OUT_OF_RANGE,
+                              "kernel k needs 4097 bytes of shared memory per "
+                              "block (1000 its own, 3097 asked by the "
+                              "launch); the device allows 4096"));
+  // No limits: any grid and block, no arguments.
+  LaunchRequest any;
+  any.grid[0] = 1u << 31;
+  any.block[0] = 7;
+  EXPECT_TRUE(checkLaunch("k", any, LaunchLimits()).ok());
 }
 
 //===-- External tools -----------------------------------------------------------===//

@@ -1,0 +1,91 @@
+//===- tegula/BackendKit/LaunchCheck.h - Launches checked once -*- C++ -*-===//
+//
+// What every backend checks of a launch before its driver sees it: a grid
+// with no zero dimension and within the device's limits, the block shape
+// the code was compiled for, enough packed argument bytes, and shared
+// memory within the device's limit. The runtime has already checked the
+// arguments against the kernel's metadata; these are the checks only the
+// plugin can make. Header only.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_BACKENDKIT_LAUNCHCHECK_H
+#define TEGULA_BACKENDKIT_LAUNCHCHECK_H
+
+#include "tegula/BackendKit/PluginBase.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tegula::plugin {
+
+/// What a launch of one kernel must respect. Zeros mean "no limit".
+struct LaunchLimits {
+  /// The largest grid the device takes, per axis.
+  uint32_t maxGrid[3] = {0, 0, 0};
+  /// The block the code was compiled for ({0, 0, 0}: any block), and how
+  /// to say it ("4 warps of 32").
+  uint32_t block[3] = {0, 0, 0};
+  std::string blockDescription;
+  /// Bytes of packed arguments the kernel reads.
+  uint64_t packedArgsSize = 0;
+  /// The kernel's own shared memory per block, and the most a block may
+  /// have with the launch's dynamic shared memory added.
+  uint64_t sharedBytes = 0;
+  uint64_t maxSharedBytes = 0;
+};
+
+/// "(x, y, z)".
+inline std::string dims(const uint32_t values[3]) {
+  return "(" + std::to_string(values[0]) + ", " + std::to_string(values[1]) +
+         ", " + std::to_string(values[2]) + ")";
+}
+
+/// Success, or TG_ERROR_INVALID_ARGUMENT (TG_ERROR_OUT_OF_RANGE for shared
+/// memory) naming |kernel| and what |request| asks beyond |limits|.
+inline Status checkLaunch(const std::string &kernel,
+                          const LaunchRequest &request,
+                          const LaunchLimits &limits) {
+  for (int d = 0; d < 3; ++d) {
+    if (request.grid[d] == 0)
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "kernel " + kernel + ": grid " + dims(request.grid) +
+                        " has a zero dimension: every dimension of a launch "
+                        "grid must be at least 1");
+    if (limits.maxGrid[d] && request.grid[d] > limits.maxGrid[d])
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "kernel " + kernel + ": grid " + dims(request.grid) +
+                        " exceeds the device's limit " + dims(limits.maxGrid));
+  }
+  if (limits.block[0] && (request.block[0] != limits.block[0] ||
+                          request.block[1] != limits.block[1] ||
+                          request.block[2] != limits.block[2]))
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "kernel " + kernel + " was compiled for blocks of " +
+                      std::to_string(uint64_t(limits.block[0]) *
+                                     limits.block[1] * limits.block[2]) +
+                      " threads (" + limits.blockDescription +
+                      "), the launch asks for " + dims(request.block));
+  if (request.packedArgsSize < limits.packedArgsSize)
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  "kernel " + kernel + " reads " +
+                      std::to_string(limits.packedArgsSize) +
+                      " bytes of packed arguments, the launch passes " +
+                      std::to_string(request.packedArgsSize));
+  if (request.packedArgsSize && !request.packedArgs)
+    return Status(TG_ERROR_INVALID_ARGUMENT, "packed_args is NULL");
+  uint64_t shared = limits.sharedBytes + request.dynamicSharedMemory;
+  if (limits.maxSharedBytes && shared > limits.maxSharedBytes)
+    return Status(TG_ERROR_OUT_OF_RANGE,
+                  "kernel " + kernel + " needs " + std::to_string(shared) +
+                      " bytes of shared memory per block (" +
+                      std::to_string(limits.sharedBytes) + " its own, " +
+                      std::to_string(request.dynamicSharedMemory) +
+                      " asked by the launch); the device allows " +
+                      std::to_string(limits.maxSharedBytes));
+  return Status::success();
+}
+
+} // namespace tegula::plugin
+
+#endif // TEGULA_BACKENDKIT_LAUNCHCHECK_H

@@ -7,12 +7,20 @@
 #     [LINK_LIBRARIES <lib>...]      # linked PRIVATE
 #     [OUTPUT_DIRECTORY <dir>]       # default: <build>/lib/tegula/plugins
 #     [COMPONENT <component>]        # install component; default plugin-<name>
+#     [COMPILE_KIT]                  # links the kit's compile pipeline
 #     [NO_INSTALL])                  # test plugins
 #
 # Makes the MODULE library target tegula_plugin_<name>, file
 # libtegula_plugin_<name>.so - the name the runtime derives the backend name
 # from - that:
-#  - links the plugin ABI (Tegula::TegulaPluginABI) and nothing else of Tegula;
+#  - links the plugin ABI (Tegula::TegulaPluginABI) and, with COMPILE_KIT,
+#    the backend kit's compile pipeline with the tile dialect and middle/'s
+#    lowering (TegulaCompileKit, TegulaLoweringKit, TegulaTileKit,
+#    TegulaBackendKit) as static archives: nothing of Tegula is loaded with
+#    the plugin, so it depends on the plugin C ABI alone (and on libMLIR /
+#    libLLVM 19);
+#  - keeps every symbol of the archives it links local (--exclude-libs), so
+#    a plugin's copy of the kit never meets the core's or another plugin's;
 #  - builds as C++17 with hidden visibility, so only the entry symbol
 #    tg_plugin_get_api (marked TG_PLUGIN_EXPORT) is exported;
 #  - links with -z defs, so a missing symbol fails the build, not the dlopen;
@@ -25,7 +33,7 @@ include_guard(GLOBAL)
 include(GNUInstallDirs)
 
 function(tegula_add_plugin name)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL"
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL;COMPILE_KIT"
     "OUTPUT_DIRECTORY;COMPONENT" "SOURCES;LINK_LIBRARIES")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR
@@ -62,7 +70,23 @@ function(tegula_add_plugin name)
   target_compile_features(${target} PRIVATE cxx_std_17)
   target_link_libraries(${target} PRIVATE Tegula::TegulaPluginABI
     ${ARG_LINK_LIBRARIES})
-  target_link_options(${target} PRIVATE -Wl,-z,defs)
+  if(ARG_COMPILE_KIT)
+    if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+      # MLIR names the TypeIDs of traits by the compiler's spelling of their
+      # type; in a plugin's hidden copy of the kit, GCC's never match those
+      # libMLIR (built with clang) registered, and every trait query fails.
+      message(FATAL_ERROR "tegula_add_plugin(${name} COMPILE_KIT): build "
+        "the plugin with clang-19, the compiler of LLVM 19 "
+        "(-DCMAKE_CXX_COMPILER=clang++-19), not ${CMAKE_CXX_COMPILER_ID}")
+    endif()
+    # The archives reference one another (the pipeline calls the lowering,
+    # which calls the dialect, which asks the kit's layout policy): one
+    # group, whatever order the rest of the link line puts them in.
+    target_link_libraries(${target} PRIVATE -Wl,--start-group
+      Tegula::TegulaCompileKit Tegula::TegulaLoweringKit Tegula::TegulaTileKit
+      Tegula::TegulaBackendKit -Wl,--end-group)
+  endif()
+  target_link_options(${target} PRIVATE -Wl,-z,defs -Wl,--exclude-libs,ALL)
   if(COMMAND tegula_target_defaults)
     # Inside Tegula's tree: the project's warnings-as-errors.
     tegula_target_defaults(${target})

@@ -70,7 +70,8 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_COMPRESSION_TYPE gzip)
 # Inter-package dependencies come from the component graph below, with the
-# exact version: tegula-plugin-nvidia 0.1.0 needs tegula-core 0.1.0.
+# exact version (tegula-sdk 0.1.0 needs tegula-core 0.1.0); plugins depend
+# on the plugin ABI instead (below).
 set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
 
 set(CPACK_COMPONENTS_ALL core sdk)
@@ -107,8 +108,15 @@ set(CPACK_DEBIAN_SDK_PACKAGE_RECOMMENDS "libmlir-19-dev, llvm-19-dev")
 set(CPACK_COMPONENT_SDK_DESCRIPTION
   "Tegula plugin SDK\n The plugin C ABI and C++ backend kit headers, find_package(TegulaSDK) with\n tegula_add_plugin(), the plugin conformance suite (tegula-conformance and\n a GoogleTest library) and a sample plugin to start from.")
 
+# tegula-core provides the plugin C ABI major version it loads; a plugin
+# package needs that ABI, not a version of the core: the kit it was built
+# with (the tile dialect, the lowering) is inside its library.
+set(CPACK_DEBIAN_CORE_PACKAGE_PROVIDES "tegula-plugin-abi-${TEGULA_PLUGIN_ABI_MAJOR}")
+
 # One package per plugin; plugins are dlopen'ed by the core and load their
-# vendor's driver at run time, so they depend on tegula-core only.
+# vendor's driver at run time, so they depend on a core of their plugin ABI
+# and on what their library links (libmlir-19 and libllvm19 for those with
+# a compiler).
 set(_tegula_vendor_nvidia "NVIDIA GPUs, through the CUDA driver API (loaded at run time)")
 set(_tegula_vendor_amd "AMD GPUs, through the HIP runtime (loaded at run time)")
 set(_tegula_vendor_intel "Intel GPUs, through Level Zero (loaded at run time)")
@@ -120,18 +128,23 @@ set(_tegula_codegen_host "compiling kernels\n for it with LLVM and running them 
 foreach(backend IN LISTS TEGULA_PACKAGE_PLUGINS)
   string(TOUPPER plugin-${backend} _component)
   set(CPACK_DEBIAN_${_component}_PACKAGE_NAME tegula-plugin-${backend})
-  set(CPACK_COMPONENT_${_component}_DEPENDS core)
+  set(CPACK_DEBIAN_${_component}_PACKAGE_DEPENDS
+    "tegula-plugin-abi-${TEGULA_PLUGIN_ABI_MAJOR}")
   if(TEGULA_DPKG_SHLIBDEPS)
     set(CPACK_DEBIAN_${_component}_PACKAGE_SHLIBDEPS ON)
+    # As for the core: libLLVM's package named by hand (dpkg-shlibdeps finds
+    # no shlibs for it through the llvm-19-dev symlink).
+    if(backend STREQUAL "host" OR backend STREQUAL "nvidia")
+      string(APPEND CPACK_DEBIAN_${_component}_PACKAGE_DEPENDS ", libllvm19")
+    endif()
   endif()
   set(CPACK_COMPONENT_${_component}_DESCRIPTION
     "Tegula backend plugin: ${backend}\n Finds and drives ${_tegula_vendor_${backend}} for Tegula (${_tegula_codegen_${backend}}).\n Installs lib/tegula/plugins/libtegula_plugin_${backend}.so, where\n libtegula_runtime finds it.")
 endforeach()
-# A plugin may link tegula-core's compiler libraries (the host plugin links
-# libtegula_lowering and libtegula_tile): dpkg-shlibdeps looks for them in
-# the build tree, as each component is staged on its own. They belong to no
-# installed package, so they add no Depends line; the component dependency
-# on tegula-core (above) covers them.
+# tegula-sdk's tegula-conformance links tegula-core's libtegula_runtime:
+# dpkg-shlibdeps looks for it in the build tree, as each component is staged
+# on its own. It belongs to no installed package, so it adds no Depends
+# line; the SDK's component dependency on tegula-core (above) covers it.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/lib)
 
 include(CPack)

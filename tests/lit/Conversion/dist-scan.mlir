@@ -123,10 +123,10 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT:    llvm.br ^[[HEAD:bb[0-9]+]](%[[TID]] : i32)
 // CHECK-NEXT:  ^[[HEAD]](%[[LINE:[0-9]+]]: i32):
 // CHECK-NEXT:    llvm.icmp "slt" %[[LINE]], %[[K32]] : i32
-// CHECK:         %[[COL:[0-9]+]] = llvm.urem %[[LINE]], %[[K32]] : i32
+// CHECK:         %[[Q:[0-9]+]] = llvm.udiv %[[LINE]], %[[K32]] : i32
 // CHECK-NEXT:    %[[PLANE:[0-9]+]] = llvm.mlir.constant(256 : i32) : i32
-// CHECK-NEXT:    %[[Q:[0-9]+]] = llvm.udiv %[[LINE]], %[[K32]] : i32
 // CHECK-NEXT:    %[[QP:[0-9]+]] = llvm.mul %[[Q]], %[[PLANE]] : i32
+// CHECK-NEXT:    %[[COL:[0-9]+]] = llvm.urem %[[LINE]], %[[K32]] : i32
 // CHECK-NEXT:    %[[BASE:[0-9]+]] = llvm.add %[[QP]], %[[COL]] : i32
 // The first element of the line is its last: 7 * 32.
 // CHECK-NEXT:    %[[LAST:[0-9]+]] = llvm.mlir.constant(224 : i32) : i32

@@ -37,9 +37,9 @@ tile.func @scalar_and_tile_arith(%out: !tile.ptr<f32> {tile.divisibility = 16 : 
 // the math op it feeds run in the same loop (one chunk group), the chunk kept
 // in registers and only the printed result stored.
 // CHECK-LABEL: llvm.func @chunk_loop(
-// CHECK:         %[[STEP:.+]] = llvm.mlir.constant(16 : i64) : i64
+// CHECK:         %[[BEGIN:.+]] = llvm.mlir.constant(0 : i64) : i64
 // CHECK-NEXT:    %[[END:.+]] = llvm.mlir.constant(64 : i64) : i64
-// CHECK-NEXT:    %[[BEGIN:.+]] = llvm.mlir.constant(0 : i64) : i64
+// CHECK-NEXT:    %[[STEP:.+]] = llvm.mlir.constant(16 : i64) : i64
 // CHECK-NEXT:    llvm.br ^[[HEAD:bb[0-9]+]](%[[BEGIN]] : i64)
 // CHECK-NEXT:  ^[[HEAD]](%[[I:.+]]: i64):
 // CHECK-NEXT:    %[[MORE:.+]] = llvm.icmp "slt" %[[I]], %[[END]] : i64
@@ -88,8 +88,8 @@ tile.func @narrow_tiles(%i: i32, %d: f64, %f: f32) {
 // make_range: lane j of the chunk at element k is start + k + j.
 // CHECK-LABEL: llvm.func @make_range(
 // CHECK:         ^{{bb[0-9]+}}(%[[K:.+]]: i64):
-// CHECK:         %[[START:.+]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK:         %[[K32:.+]] = llvm.trunc %[[K]] : i64 to i32
+// CHECK-NEXT:    %[[START:.+]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK-NEXT:    %[[FIRST:.+]] = llvm.add %[[K32]], %[[START]] : i32
 // CHECK:         %[[INS:.+]] = llvm.insertelement %[[FIRST]], %{{.+}} : vector<16xi32>
 // CHECK-NEXT:    %[[SPLAT:.+]] = llvm.shufflevector %[[INS]], %[[INS]] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] : vector<16xi32>
@@ -116,7 +116,8 @@ tile.func @make_range() {
 // CHECK-NEXT:    %[[SUM:.+]] = llvm.fadd %[[A]], %[[B]] : vector<16xf32>
 // CHECK-NEXT:    %[[BITS:.+]] = llvm.bitcast %[[SUM]] : vector<16xf32> to vector<16xi32>
 // CHECK:         %[[SH:.+]] = llvm.lshr %[[BITS]], %{{.+}} : vector<16xi32>
-// CHECK-NEXT:    %[[LSB:.+]] = llvm.and %[[SH]], %{{.+}} : vector<16xi32>
+// CHECK-NEXT:    %[[ONE:.+]] = llvm.mlir.constant(dense<1> : vector<16xi32>) : vector<16xi32>
+// CHECK-NEXT:    %[[LSB:.+]] = llvm.and %[[SH]], %[[ONE]] : vector<16xi32>
 // CHECK-NEXT:    %[[BIAS:.+]] = llvm.mlir.constant(dense<32767> : vector<16xi32>) : vector<16xi32>
 // CHECK-NEXT:    %[[R0:.+]] = llvm.add %[[BITS]], %[[BIAS]] : vector<16xi32>
 // CHECK-NEXT:    %[[R1:.+]] = llvm.add %[[R0]], %[[LSB]] : vector<16xi32>

@@ -5,9 +5,11 @@
 #include "NvidiaCodegen.h"
 #include "NvidiaImage.h"
 #include "NvidiaLayoutPolicy.h"
+#include "NvidiaMatrixUnits.h"
 #include "NvidiaTargetHooks.h"
 
 #include "tegula/BackendKit/CompileSupport.h"
+#include "tegula/BackendKit/MatrixUnit.h"
 #include "tegula/plugin_support.hpp"
 #include "tegula/Conversion/TileToLLVM.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
@@ -233,6 +235,10 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   kernel.numWarps = numWarps;
   unsigned threads = numWarps * 32;
   StageClock clock(kernel);
+  // The matrix-unit families middle/'s lowering finds by the kinds of the
+  // #tile.matrix layouts the policy chose.
+  tegula::backend::MatrixUnitRegistry matrixUnits;
+  addNvidiaMatrixUnits(matrixUnits);
 
   if (!*singleThread) {
     // mma.sync for dots unless TEGULA_NVIDIA_MMA=0 (FMA, for comparison).
@@ -260,7 +266,10 @@ tegula::nvidia::compileTileModule(ModuleOp module,
                       IntegerAttr::get(IntegerType::get(&context, 32),
                                        options.numStages));
     if (failed(tegula::tile::pipelineSharedOperandLoads(
-            module, 3, tegula::isSharedMatrixOperand)) ||
+            module, 3,
+            [&](Type type) {
+              return tegula::isSharedMatrixOperand(type, matrixUnits);
+            })) ||
         !diagnostics.empty())
       return compileError(TG_ERROR_INTERNAL,
                           "cannot software-pipeline the kernel: " +
@@ -284,6 +293,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
   lowering.polynomialMath = true;
   lowering.distributed = !*singleThread;
+  lowering.matrixUnits = &matrixUnits;
   FailureOr<LoweredKernel> lowered =
       tegula::lowerTileToLLVM(module, hooks, lowering);
   // A hook may report an error and go on: any error fails the compile.

@@ -10,10 +10,10 @@
 
 #include "tegula/BackendKit/CompileSupport.h"
 #include "tegula/BackendKit/MatrixUnit.h"
-#include "tegula/plugin_support.hpp"
 #include "tegula/Conversion/TileToLLVM.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
 #include "tegula/Dialect/Tile/Transforms/Passes.h"
+#include "tegula/plugin_support.hpp"
 
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -74,8 +74,7 @@ NvidiaMmaUnit::getLinearLayout(const MatrixLayout &layout,
   if (kWidth != 1 && kWidth != 2 && kWidth != 4)
     kWidth = 2;
   int64_t rank = shape.size();
-  if ((rank != 2 && rank != 3) ||
-      static_cast<int64_t>(warps.size()) != rank) {
+  if ((rank != 2 && rank != 3) || static_cast<int64_t>(warps.size()) != rank) {
     error = "an nvidia.mma layout has rank 2 or 3";
     return failure();
   }
@@ -124,8 +123,8 @@ NvidiaMmaUnit::getLinearLayout(const MatrixLayout &layout,
   return bases;
 }
 
-FailureOr<int64_t> NvidiaMmaUnit::getInstructionK(const MatrixLayout &,
-                                                  Type a, Type b, Type acc,
+FailureOr<int64_t> NvidiaMmaUnit::getInstructionK(const MatrixLayout &, Type a,
+                                                  Type b, Type acc,
                                                   std::string &error) const {
   // f16/bf16 (m16n8k16) and f32 as tf32 (m16n8k8) into f32; 8-bit
   // integers (m16n8k32) into i32.
@@ -188,8 +187,8 @@ NvidiaMmaUnit::buildMultiply(OpBuilder &builder, Location loc,
     if (elements.size() == 1)
       return builder.create<LLVM::BitcastOp>(loc, builder.getI32Type(),
                                              elements.front());
-    auto vectorType = VectorType::get(
-        {static_cast<int64_t>(elements.size())}, operand);
+    auto vectorType =
+        VectorType::get({static_cast<int64_t>(elements.size())}, operand);
     Value vector = builder.create<LLVM::PoisonOp>(loc, vectorType);
     for (auto [i, element] : llvm::enumerate(elements))
       vector = builder.create<LLVM::InsertElementOp>(
@@ -204,8 +203,8 @@ NvidiaMmaUnit::buildMultiply(OpBuilder &builder, Location loc,
     operands.push_back(pack(b.slice(i * width, width)));
   operands.append(c.begin(), c.end());
 
-  std::string text = "mma.sync.aligned." + shape + ".row.col." + accType +
-                     "." + type + "." + type + "." + accType +
+  std::string text = "mma.sync.aligned." + shape + ".row.col." + accType + "." +
+                     type + "." + type + "." + accType +
                      " {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, "
                      "{$10, $11, $12, $13};";
   std::string acc = accType == "f32" ? "f" : "r";
@@ -343,9 +342,10 @@ FailureOr<int64_t> NvidiaWgmmaUnit::getInstructionK(const MatrixLayout &,
   return 16;
 }
 
-FailureOr<int64_t> NvidiaWgmmaUnit::getSharedOperandSwizzle(
-    const MatrixLayout &, int64_t extent, int64_t rows, unsigned elementBits,
-    std::string &error) const {
+FailureOr<int64_t>
+NvidiaWgmmaUnit::getSharedOperandSwizzle(const MatrixLayout &, int64_t extent,
+                                         int64_t rows, unsigned elementBits,
+                                         std::string &error) const {
   int64_t bytes = extent * elementBits / 8;
   int64_t swizzle = std::min<int64_t>(128, bytes);
   if (elementBits != 16 || swizzle < 32 || bytes % swizzle ||
@@ -377,24 +377,24 @@ namespace {
 /// Descriptor Format"): address >> 4 in bits 0-13, the leading-dimension
 /// byte offset >> 4 in 16-29, the stride-dimension byte offset >> 4 (8 rows
 /// of one swizzle atom) in 32-45, the swizzle mode in 62-63.
-Value buildMatrixDescriptor(OpBuilder &builder, Location loc,
-                            const tegula::backend::SharedMatrixOperand &operand) {
+Value buildMatrixDescriptor(
+    OpBuilder &builder, Location loc,
+    const tegula::backend::SharedMatrixOperand &operand) {
   uint64_t mode = operand.swizzleBytes == 128  ? 1
                   : operand.swizzleBytes == 64 ? 2
                   : operand.swizzleBytes == 32 ? 3
                                                : 0;
-  uint64_t fields = (((static_cast<uint64_t>(operand.atomStrideBytes) >> 4) &
-                      0x3FFF)
-                     << 16) |
-                    (((static_cast<uint64_t>(operand.swizzleBytes * 8) >> 4) &
-                      0x3FFF)
-                     << 32) |
-                    (mode << 62);
+  uint64_t fields =
+      (((static_cast<uint64_t>(operand.atomStrideBytes) >> 4) & 0x3FFF) << 16) |
+      (((static_cast<uint64_t>(operand.swizzleBytes * 8) >> 4) & 0x3FFF)
+       << 32) |
+      (mode << 62);
   Type i64 = builder.getI64Type();
   Value address = builder.create<arith::ExtUIOp>(loc, i64, operand.address);
   Value start = builder.create<arith::AndIOp>(
-      loc, builder.create<arith::ShRUIOp>(loc, address,
-                                          constantI64(builder, loc, 4)),
+      loc,
+      builder.create<arith::ShRUIOp>(loc, address,
+                                     constantI64(builder, loc, 4)),
       constantI64(builder, loc, 0x3FFF));
   return builder.create<arith::OrIOp>(
       loc, start, constantI64(builder, loc, static_cast<int64_t>(fields)));
@@ -530,7 +530,8 @@ FailureOr<SmallVector<Value>> NvidiaWgmmaUnit::buildSharedMultiply(
   std::string shape = "m64n" + std::to_string(group.n) + "k16";
   for (const Chain &chain : chains) {
     std::string accList = "{";
-    for (auto [j, index] : llvm::enumerate(instructions[chain.first].accIndices))
+    for (auto [j, index] :
+         llvm::enumerate(instructions[chain.first].accIndices))
       accList += (j ? ", $" : "$") + std::to_string(index);
     accList += "}";
     // Where every instruction's operand address is one root plus a
@@ -602,8 +603,8 @@ FailureOr<SmallVector<Value>> NvidiaWgmmaUnit::buildSharedMultiply(
   }
   text += "wgmma.commit_group.sync.aligned;\n"
           "wgmma.wait_group.sync.aligned 0;\n}";
-  auto resultType = LLVM::LLVMStructType::getLiteral(
-      context, SmallVector<Type>(total, f32));
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(context, SmallVector<Type>(total, f32));
   auto mma = buildPtx(builder, loc, resultType, operands, text, constraints,
                       /*sideEffects=*/true);
   SmallVector<Value> result;

@@ -146,8 +146,7 @@ public:
                                 int64_t bytes,
                                 mlir::Value predicate) const override;
   /// `cp.async.commit_group`.
-  void buildCommit(mlir::OpBuilder &builder,
-                   mlir::Location loc) const override;
+  void buildCommit(mlir::OpBuilder &builder, mlir::Location loc) const override;
   /// `cp.async.wait_group pending`.
   void buildWait(mlir::OpBuilder &builder, mlir::Location loc,
                  int64_t pending) const override;

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/BackendKit/MatrixUnit.h"
+#include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/BackendKit/TargetHooks.h"
 #include "tegula/Conversion/TileToLLVM.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
@@ -48,8 +48,8 @@ public:
 
   std::optional<MatrixInstruction>
   selectInstruction(const DotProblem &dot) const override {
-    if (dot.aType != TG_TYPE_F16 || dot.accType != TG_TYPE_F32 ||
-        dot.m % 2 || dot.n % 2 || dot.k % 2)
+    if (dot.aType != TG_TYPE_F16 || dot.accType != TG_TYPE_F32 || dot.m % 2 ||
+        dot.n % 2 || dot.k % 2)
       return std::nullopt;
     return MatrixInstruction{this, 7, 2, 2, 2};
   }
@@ -85,9 +85,10 @@ public:
     return 2;
   }
 
-  FailureOr<SmallVector<Value>>
-  buildMultiply(OpBuilder &builder, Location loc, const MatrixLayout &,
-                ValueRange a, ValueRange b, ValueRange c) const override {
+  FailureOr<SmallVector<Value>> buildMultiply(OpBuilder &builder, Location loc,
+                                              const MatrixLayout &,
+                                              ValueRange a, ValueRange b,
+                                              ValueRange c) const override {
     if (a.size() != 1 || b.size() != 1 || c.size() != 1)
       return failure();
     auto module =
@@ -113,9 +114,7 @@ public:
 class ToySharedUnit : public ToyUnit {
 public:
   StringRef getKind() const override { return "toy.shared"; }
-  bool readsSharedOperands(const MatrixLayout &) const override {
-    return true;
-  }
+  bool readsSharedOperands(const MatrixLayout &) const override { return true; }
 };
 
 /// Warps of 4 lanes, the toy family for dots.
@@ -168,8 +167,8 @@ module attributes {tile.num_warps = 1 : i32} {
 /// diagnostics in |errors|.
 struct Fixture {
   Fixture() {
-    context.loadDialect<tile::TileDialect, arith::ArithDialect,
-                        gpu::GPUDialect, LLVM::LLVMDialect>();
+    context.loadDialect<tile::TileDialect, arith::ArithDialect, gpu::GPUDialect,
+                        LLVM::LLVMDialect>();
     registerTileToLLVMDialects(context);
     handler = std::make_unique<ScopedDiagnosticHandler>(
         &context, [&](Diagnostic &diagnostic) {
@@ -218,8 +217,8 @@ TEST(MatrixUnit, TheLayoutEngineGivesADotTheFamilysLayout) {
   EXPECT_EQ(matrix.getVersion(), ArrayRef<int64_t>{7});
   EXPECT_EQ(matrix.getWarpsPerCTA(), (ArrayRef<int64_t>{1, 1}));
   EXPECT_EQ(matrix.getInstrShape(), (ArrayRef<int64_t>{2, 2}));
-  auto a = dyn_cast<tile::DotOperandLayoutAttr>(
-      dot.getA().getType().getEncoding());
+  auto a =
+      dyn_cast<tile::DotOperandLayoutAttr>(dot.getA().getType().getEncoding());
   ASSERT_TRUE(a);
   EXPECT_EQ(a.getParent(), matrix);
   EXPECT_EQ(a.getOpIdx(), 0);
@@ -303,8 +302,8 @@ TEST(MatrixUnit, SharedOperandsAreTheFamilysCall) {
   ASSERT_TRUE(units.add(registers));
   ASSERT_TRUE(units.add(shared));
   auto operandOf = [&](StringRef kind) {
-    auto matrix = tile::MatrixLayoutAttr::get(&context, kind, {7}, {1, 1},
-                                              {2, 2});
+    auto matrix =
+        tile::MatrixLayoutAttr::get(&context, kind, {7}, {1, 1}, {2, 2});
     auto operand = tile::DotOperandLayoutAttr::get(&context, 0, matrix, 2);
     return RankedTensorType::get({8, 8}, Float16Type::get(&context), operand);
   };
@@ -350,8 +349,7 @@ TEST(WarpsForDot, SplitsAsTritonDoes) {
   // [1, 4]; a batch dimension gets one warp.
   EXPECT_EQ(warpsForDot({128, 128}, mma, 4), (SmallVector<int64_t>{2, 2}));
   EXPECT_EQ(warpsForDot({16, 256}, mma, 4), (SmallVector<int64_t>{1, 4}));
-  EXPECT_EQ(warpsForDot({2, 64, 64}, mma, 4),
-            (SmallVector<int64_t>{1, 2, 2}));
+  EXPECT_EQ(warpsForDot({2, 64, 64}, mma, 4), (SmallVector<int64_t>{1, 2, 2}));
 }
 
 } // namespace

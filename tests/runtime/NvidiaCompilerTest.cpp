@@ -556,8 +556,8 @@ TEST(NvidiaTargetHooks, BadRequestsAreErrors) {
   EXPECT_TRUE(failed(mma.buildMultiply(b, loc, v3, a, bf, c)));
   EXPECT_TRUE(failed(mma.buildMultiply(b, loc, big, a, bf, c)));
   EXPECT_TRUE(failed(mma.buildMultiply(b, loc, v2, c, bf, c)));
-  EXPECT_TRUE(failed(mma.buildMultiply(
-      b, loc, v2, a, ArrayRef<Value>(bf).take_front(2), c)));
+  EXPECT_TRUE(failed(
+      mma.buildMultiply(b, loc, v2, a, ArrayRef<Value>(bf).take_front(2), c)));
   // Nor does the wgmma family take registers or other types.
   EXPECT_TRUE(failed(getNvidiaWgmmaUnit().buildMultiply(b, loc, v2, a, bf, c)));
   backend::SharedMatrixMultiply i8Group;

@@ -1,4 +1,5 @@
-//===- MatrixUnit.cpp - Matrix-unit families -------------------------------===//
+//===- MatrixUnit.cpp - Matrix-unit families
+//-------------------------------===//
 
 #include "tegula/BackendKit/MatrixUnit.h"
 
@@ -59,10 +60,9 @@ MatrixUnit::buildSharedMatrixLoad(OpBuilder &, Location, Value, unsigned,
   return failure();
 }
 
-FailureOr<int64_t> MatrixUnit::getSharedOperandSwizzle(const MatrixLayout &,
-                                                       int64_t, int64_t,
-                                                       unsigned,
-                                                       std::string &error) const {
+FailureOr<int64_t>
+MatrixUnit::getSharedOperandSwizzle(const MatrixLayout &, int64_t, int64_t,
+                                    unsigned, std::string &error) const {
   error = "the matrix unit " + getKind().str() +
           " does not read operands from shared memory";
   return failure();

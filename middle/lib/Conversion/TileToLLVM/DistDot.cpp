@@ -71,7 +71,8 @@ std::optional<ArrayRef<Coords>> fragmentOf(const DistLowerer &l,
   int64_t count = elements / l.warpSize;
   if (count < 1 || count > layout.getNumRegs())
     return std::nullopt;
-  ArrayRef<Coords> fragment = ArrayRef<Coords>(layout.regOffsets).take_front(count);
+  ArrayRef<Coords> fragment =
+      ArrayRef<Coords>(layout.regOffsets).take_front(count);
   int64_t rank = layout.getRank();
   for (const Coords &coords : fragment) {
     for (int64_t d = 0; d + 2 < rank; ++d)
@@ -293,8 +294,7 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       l.constI32(loc, wm / group - 1));
   Value groupN = b.create<arith::ShRUIOp>(
       loc, l.warpId, l.constI32(loc, llvm::Log2_64(wm)));
-  Value rowBase =
-      b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, instrM));
+  Value rowBase = b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, instrM));
   Value colBase = b.create<arith::MulIOp>(loc, groupN, l.constI32(loc, instrN));
 
   // An operand's address is a root per M (A) or N (B) position plus a
@@ -359,8 +359,7 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       int64_t row0 = mRep * rowsPerWarp * wm, col0 = nRep * instrN * wn;
       SmallVector<int64_t> accIndices;
       for (const Coords &offset : *accOffsets) {
-        int64_t reg =
-            dLayout->findReg({row0 + offset[0], col0 + offset[1]});
+        int64_t reg = dLayout->findReg({row0 + offset[0], col0 + offset[1]});
         if (reg < 0)
           return l.unsupported(op, "the accumulator does not line up with "
                                    "the " +
@@ -392,8 +391,8 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
           for (size_t i = 0; i < fragment.size(); i += perRegister) {
             Value pack = b.create<LLVM::PoisonOp>(loc, packType);
             for (int64_t e = 0; e < perRegister; ++e)
-              pack = b.create<LLVM::InsertElementOp>(
-                  loc, pack, fragment[i + e], l.constI32(loc, e));
+              pack = b.create<LLVM::InsertElementOp>(loc, pack, fragment[i + e],
+                                                     l.constI32(loc, e));
             instruction.a.registers.push_back(
                 b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pack));
           }
@@ -919,9 +918,8 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
     Value address = builder.create<LLVM::PoisonOp>(
         loc, l.sharedOperandBase ? l.sharedOperandBase.getType()
                                  : l.scratchBase.getType());
-    bool supported =
-        succeeded(unit.buildSharedMatrixLoad(builder, loc, address, count,
-                                             false));
+    bool supported = succeeded(
+        unit.buildSharedMatrixLoad(builder, loc, address, count, false));
     probe.dropAllDefinedValueUses();
     probe.clear();
     if (!supported)

@@ -127,12 +127,11 @@ FailureOr<Bases> matrixBases(const DistLowerer &l,
   if (!unit)
     return failure();
   std::string error;
-  FailureOr<Bases> bases = unit->getLinearLayout(toMatrixLayout(matrix),
-                                                 shape, opIdx, kWidth, error);
+  FailureOr<Bases> bases = unit->getLinearLayout(toMatrixLayout(matrix), shape,
+                                                 opIdx, kWidth, error);
   if (failed(bases))
     return emitError(loc) << "the matrix unit " << matrix.getKind()
-                          << " does not distribute " << matrix << ": "
-                          << error;
+                          << " does not distribute " << matrix << ": " << error;
   if (ArrayRef<int64_t>(bases->shape) != shape)
     return emitError(loc) << "the matrix unit " << matrix.getKind()
                           << " laid out a tile of another shape";
@@ -221,8 +220,7 @@ backend::MatrixLayout
 tegula::lowering::toMatrixLayout(tile::MatrixLayoutAttr matrix) {
   backend::MatrixLayout layout;
   layout.kind = matrix.getKind().str();
-  layout.version.assign(matrix.getVersion().begin(),
-                        matrix.getVersion().end());
+  layout.version.assign(matrix.getVersion().begin(), matrix.getVersion().end());
   layout.warpsPerCTA.assign(matrix.getWarpsPerCTA().begin(),
                             matrix.getWarpsPerCTA().end());
   layout.instrShape.assign(matrix.getInstrShape().begin(),
@@ -236,8 +234,8 @@ DistLowerer::getMatrixUnit(tile::MatrixLayoutAttr matrix, Location loc) const {
   if (!unit)
     emitError(loc) << "the generic lowering does not distribute the "
                       "matrix-unit layout "
-                   << matrix << ": no matrix unit of kind '"
-                   << matrix.getKind() << "' is registered";
+                   << matrix << ": no matrix unit of kind '" << matrix.getKind()
+                   << "' is registered";
   return unit;
 }
 

@@ -350,7 +350,8 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
     l.deferredLoads.insert(load);
   });
   kernel.walk([&](tile::ConvertLayoutOp convert) {
-    if (!convert->hasOneUse() || isSharedMatrixOperand(convert.getType(), l.matrixUnits))
+    if (!convert->hasOneUse() ||
+        isSharedMatrixOperand(convert.getType(), l.matrixUnits))
       return;
     auto store = dyn_cast<tile::StoreOp>(*convert->getUsers().begin());
     if (store && store.getValue() == convert.getResult() &&

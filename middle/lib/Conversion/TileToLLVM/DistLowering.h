@@ -288,13 +288,11 @@ mlir::LogicalResult lowerAsyncOperandLoad(DistLowerer &l, tile::LoadOp load);
 /// as whole fragments with MatrixUnit::buildSharedMatrixLoad. Failure, with
 /// nothing built, when the family has no such loads or the shapes do not
 /// fit.
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-convertToMatrixFragments(DistLowerer &l, mlir::Location loc,
-                         const DistLayout &from,
-                         llvm::ArrayRef<mlir::Value> values, mlir::Type elem,
-                         const DistLayout &to, int64_t opIdx,
-                         const backend::MatrixUnit &unit,
-                         const backend::MatrixLayout &layout);
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> convertToMatrixFragments(
+    DistLowerer &l, mlir::Location loc, const DistLayout &from,
+    llvm::ArrayRef<mlir::Value> values, mlir::Type elem, const DistLayout &to,
+    int64_t opIdx, const backend::MatrixUnit &unit,
+    const backend::MatrixLayout &layout);
 
 /// |matrix|'s parameters as the matrix-unit interface takes them.
 backend::MatrixLayout toMatrixLayout(tile::MatrixLayoutAttr matrix);

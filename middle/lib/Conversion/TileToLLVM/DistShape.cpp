@@ -368,8 +368,8 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
     if (unit && !from->sameThreadPart(*to) &&
         !unit->readsSharedOperands(layout)) {
       FailureOr<SmallVector<Value>> fragments = convertToMatrixFragments(
-          l, loc, *from, l.regsOf(op->getOperand(0)),
-          srcType.getElementType(), *to, operand.getOpIdx(), *unit, layout);
+          l, loc, *from, l.regsOf(op->getOperand(0)), srcType.getElementType(),
+          *to, operand.getOpIdx(), *unit, layout);
       if (succeeded(fragments)) {
         l.setRegs(op->getResult(0), *fragments);
         return success();

@@ -208,10 +208,10 @@ public:
 
   /// `@test_<unit>(a..., b..., c...)`, the part of the kind after its
   /// vendor naming the call.
-  FailureOr<SmallVector<Value>>
-  buildMultiply(OpBuilder &b, Location loc, const backend::MatrixLayout &,
-                ValueRange a, ValueRange bValues,
-                ValueRange c) const override {
+  FailureOr<SmallVector<Value>> buildMultiply(OpBuilder &b, Location loc,
+                                              const backend::MatrixLayout &,
+                                              ValueRange a, ValueRange bValues,
+                                              ValueRange c) const override {
     SmallVector<Value> args(a);
     args.append(bValues.begin(), bValues.end());
     args.append(c.begin(), c.end());

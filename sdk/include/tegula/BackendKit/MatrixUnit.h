@@ -244,11 +244,9 @@ public:
   /// issued and waited for: |acc| holds the accumulator registers of every
   /// instruction (each instruction names its accumulators by index), the
   /// result is their new values. Default: failure.
-  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  buildSharedMultiply(mlir::OpBuilder &builder, mlir::Location loc,
-                      const MatrixLayout &layout,
-                      const SharedMatrixMultiply &group,
-                      mlir::ValueRange acc) const;
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildSharedMultiply(
+      mlir::OpBuilder &builder, mlir::Location loc, const MatrixLayout &layout,
+      const SharedMatrixMultiply &group, mlir::ValueRange acc) const;
 };
 
 /// The matrix-unit families of one compile, by kind. It does not own them:

@@ -685,11 +685,10 @@ struct TileAssignLayoutsPass
         if (!units || units->getUnits().empty())
           diag << "none";
         else
-          llvm::interleaveComma(
-              units->getUnits(), diag,
-              [&](const backend::MatrixUnit *known) {
-                diag << known->getKind();
-              });
+          llvm::interleaveComma(units->getUnits(), diag,
+                                [&](const backend::MatrixUnit *known) {
+                                  diag << known->getKind();
+                                });
         diag << ")";
         return signalPassFailure();
       }

@@ -14,7 +14,6 @@
 #include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
 
-
 namespace tegula::tile {
 
 /// The policy of a generic GPU-like target: warps of |warpSize| threads,

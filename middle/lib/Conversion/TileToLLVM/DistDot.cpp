@@ -260,7 +260,9 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       !llvm::isPowerOf2_64(group) || warps[0] % group != 0 ||
       matrix.getInstrShape()[0] % group != 0)
     return l.unsupported(op, "a " + matrix.getKind() +
-                                 " dot is 2-D, its groups of warps along M");
+                                 " dot needs a 2-D tile, an M x N "
+                                 "instruction shape and whole groups of "
+                                 "warps along M");
   FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
   FailureOr<DistLayout> cLayout =
       l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);

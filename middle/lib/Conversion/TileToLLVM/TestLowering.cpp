@@ -157,10 +157,10 @@ public:
   }
 };
 
-/// A registered family as the tests see it: its layouts and rules, with
-/// its instructions on register fragments replaced by calls to
-/// `@test_<unit>` (TestTargetHooks::callHook) and its other instructions
-/// refused.
+/// A registered family as the tests see it: its layouts and rules (every
+/// query of MatrixUnit forwarded), with its instructions on register
+/// fragments replaced by calls to `@test_<unit>` (TestTargetHooks::callHook)
+/// and its other instructions refused (the defaults).
 class TestMatrixUnit : public backend::MatrixUnit {
 public:
   TestMatrixUnit(const backend::MatrixUnit &unit, const TestTargetHooks &hooks)

@@ -30,13 +30,18 @@
 //     M*N/warpSize registers of the accumulator's layout, M*K/warpSize of
 //     A's, K*N/warpSize of B's, moved to the tile's origin - and calls
 //     buildMultiply();
-//   - operands in shared memory (readsSharedOperands() true): each operand
-//     is stored, by its layout conversion, to shared memory in the swizzled
-//     layout getSharedOperandSwizzle() picks (see SharedMatrixOperand); then
-//     per dot every group of getWarpsPerInstruction() warps issues its
-//     instructions (M = instrShape[0] rows per group, N = instrShape[1]) in
-//     one buildSharedMultiply() call, after buildSharedOperandFence() made
-//     the stores visible to the unit.
+//   - operands in shared memory (readsSharedOperands() true; 2-D tiles of
+//     16-bit elements): each operand is stored, by its layout conversion,
+//     to shared memory in the swizzled layout getSharedOperandSwizzle()
+//     picks (see SharedMatrixOperand), or A stays in the registers of an
+//     earlier dot where takesRegisterOperand() allows; then per dot every
+//     group of getWarpsPerInstruction() warps issues its instructions
+//     (M = instrShape[0] rows per group, N = instrShape[1]) in one
+//     buildSharedMultiply() call, after buildSharedOperandFence() made the
+//     stores visible to the unit. An instruction's accumulators are, in
+//     register order, the registers of the accumulator layout covering this
+//     warp's rows of it (the first M/warps*N/warpSize); an A in registers
+//     gives the first M/warps*K/warpSize registers of its layout.
 //
 // Like TargetHooks, families never cross the plugin C boundary (a plugin
 // uses them inside itself) and must be stateless or thread-safe: one

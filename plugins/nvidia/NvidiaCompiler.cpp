@@ -5,8 +5,10 @@
 #include "NvidiaCodegen.h"
 #include "NvidiaImage.h"
 #include "NvidiaLayoutPolicy.h"
+#include "NvidiaMatrixUnits.h"
 #include "NvidiaTargetHooks.h"
 
+#include "tegula/BackendKit/MatrixUnit.h"
 #include "tegula/Conversion/TileToLLVM.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -121,6 +123,10 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   if (!numWarps)
     return numWarps.takeError();
   unsigned threads = *numWarps * 32;
+  // The matrix-unit families middle/'s lowering finds by the kinds of the
+  // #tile.matrix layouts the policy chose.
+  tegula::backend::MatrixUnitRegistry matrixUnits;
+  addNvidiaMatrixUnits(matrixUnits);
 
   if (!*singleThread) {
     // mma.sync for dots unless TEGULA_NVIDIA_MMA=0 (FMA, for comparison).
@@ -137,7 +143,9 @@ tegula::nvidia::compileTileModule(ModuleOp module,
     // Loads feeding wgmma operands run num_stages - 1 iterations ahead (3
     // stages unless the option, the kernel or the loop says otherwise).
     layouts.numStages = options.numStages;
-    layouts.isSharedOperand = tegula::isSharedMatrixOperand;
+    layouts.isSharedOperand = [&](Type type) {
+      return tegula::isSharedMatrixOperand(type, matrixUnits);
+    };
     if (llvm::Error error =
             tegula::backend::runLayoutStages(module, policy, layouts))
       return error;
@@ -157,6 +165,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
   lowering.polynomialMath = true;
   lowering.distributed = !*singleThread;
+  lowering.matrixUnits = &matrixUnits;
   llvm::Expected<LoweredKernel> lowered =
       tegula::backend::lowerKernel(module, hooks, lowering, target);
   if (!lowered)

@@ -4,10 +4,12 @@
 //
 //   tile module ── num_warps from the options (the kit's pipeline,
 //     tegula/BackendKit/TileCompile.h, from here to LLVM IR)
-//     ── layouts with NvidiaLayoutPolicy (32-thread warps,
-//        16-byte accesses, FMA dots; mma.sync unless TEGULA_NVIDIA_MMA=0)
-//     ── lowerTileToLLVM with NvidiaTargetHooks, distributed over
-//        num_warps x 32 threads, polynomial f32 math (no libdevice)
+//     ── layouts with NvidiaLayoutPolicy (32-thread warps, 16-byte
+//        accesses; mma.sync or wgmma dots unless TEGULA_NVIDIA_MMA=0, FMA
+//        then)
+//     ── lowerTileToLLVM with NvidiaTargetHooks and the plugin's matrix
+//        units (NvidiaMatrixUnits.h), distributed over num_warps x 32
+//        threads, polynomial f32 math (no libdevice)
 //     ── the kernel marked nvvm.kernel, nvvm.maxntid = num_warps x 32,
 //        nvvm.minctasm = 1
 //     ── LLVM IR (NVVM and LLVM dialect translation)

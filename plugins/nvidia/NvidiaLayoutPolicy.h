@@ -2,15 +2,15 @@
 //
 // The NVIDIA plugin's LayoutPolicy: 32-thread warps, 128-bit (16-byte)
 // global accesses per thread, and Triton's coalescing rule for the blocked
-// layouts of loads and stores (LayoutPolicy's default). With |useMma| (the
-// compiler's default; TEGULA_NVIDIA_MMA=0 turns it off for the fallback of
-// scalar fused multiply-adds) a dot of f16 or bf16 operands into f32 on sm_80 and later whose M, N
-// and K are multiples of 16, 8 and 16 takes "nvidia.mma" v2 m16n8k16
-// (mma.sync, NvidiaTargetHooks::buildMatrixMultiply). On sm_90 and later
-// with |useWgmma| (TEGULA_NVIDIA_WGMMA=0 turns it off) such a dot whose M
-// is a multiple of 64 and whose warps form warp groups takes "nvidia.mma"
-// v3 instead: wgmma.mma_async m64nNk16 with operands in swizzled shared
-// memory (NvidiaTargetHooks::buildSharedMatrixMultiply).
+// layouts of loads and stores (LayoutPolicy's default). Dots take the
+// plugin's matrix-unit families (NvidiaMatrixUnits.h), which decide which
+// dots they take: with |useMma| (the compiler's default; TEGULA_NVIDIA_MMA=0
+// turns it off for the fallback of scalar fused multiply-adds) on sm_80 and
+// later, "nvidia.mma" (mma.sync: f16/bf16, tf32 and i8 dots of whole
+// instruction tiles); on sm_90 and later with |useWgmma| as well
+// (TEGULA_NVIDIA_WGMMA=0 turns it off), "nvidia.wgmma" first (wgmma.mma_async
+// with operands in swizzled shared memory, for 2-D f16/bf16 dots whose M is
+// a multiple of 64 and whose warps form warp groups).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +32,8 @@ public:
 
   unsigned getWarpSize() const override { return 32; }
   unsigned getMaxAccessBytes() const override { return 16; }
-  /// mma.sync m16n8k16 where it applies and |useMma|, else nothing (FMA).
+  /// wgmma, else mma.sync, where they apply (see above), else nothing
+  /// (FMA).
   std::optional<backend::MatrixInstruction>
   selectMatrixInstruction(const backend::DotProblem &dot) const override;
 

@@ -8,8 +8,9 @@
 // an external `[0 x i8]` array in address space 3, declared once per module.
 // tl.device_print calls the CUDA device runtime's vprintf and a failed
 // tl.device_assert calls __assertfail (both resolved by ptxas or the
-// driver's JIT), which stops the kernel with CUDA_ERROR_ASSERT. A
-// "nvidia.mma" v2 dot step is one mma.sync m16n8k16 in inline PTX.
+// driver's JIT), which stops the kernel with CUDA_ERROR_ASSERT. Asynchronous
+// copies (cp.async) are the AsyncCopy extension getAsyncCopy() returns; the
+// matrix units (mma.sync, wgmma) are NvidiaMatrixUnits.h's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,47 +81,8 @@ public:
                      llvm::StringRef message, llvm::StringRef file,
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const override;
-  /// "nvidia.mma" version 2, instruction 16x8: one `mma.sync.aligned` as
-  /// inline PTX (sm_80 and later), the operand type choosing the shape:
-  /// m16n8k16 from 8 A and 4 B f16 or bf16 elements, m16n8k8 tf32 from 4 A
-  /// and 2 B f32 elements, m16n8k32 s8 from 16 A and 8 B i8 elements
-  /// (packed into .b32 registers), with 4 f32 (i32 for s8) C elements.
-  /// Failure for any other kind, version, shape or types.
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  buildMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
-                      llvm::StringRef kind, llvm::ArrayRef<int64_t> version,
-                      llvm::ArrayRef<int64_t> instrShape, mlir::ValueRange a,
-                      mlir::ValueRange b, mlir::ValueRange c) const override;
-  /// `cp.async.{cg,ca}.shared.global` with a source size of 0 where
-  /// |predicate| is false (sm_80 and later).
-  mlir::LogicalResult buildAsyncCopy(mlir::OpBuilder &builder,
-                                     mlir::Location loc,
-                                     mlir::Value destination,
-                                     mlir::Value source, int64_t bytes,
-                                     mlir::Value predicate) const override;
-  void buildAsyncCommit(mlir::OpBuilder &builder,
-                        mlir::Location loc) const override;
-  void buildAsyncWait(mlir::OpBuilder &builder, mlir::Location loc,
-                      int64_t pending) const override;
-  /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`.
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  buildSharedMatrixLoad(mlir::OpBuilder &builder, mlir::Location loc,
-                        mlir::Value address, unsigned count,
-                        bool transpose) const override;
-  /// `fence.proxy.async.shared::cta`: stores to shared memory become
-  /// visible to wgmma.
-  void buildSharedOperandFence(mlir::OpBuilder &builder,
-                               mlir::Location loc) const override;
-  /// "nvidia.mma" version 3 (sm_90a), one inline-asm statement per group:
-  /// `wgmma.fence`, one `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}`
-  /// per instruction (B, and A unless in registers, described by
-  /// shared-memory matrix descriptors derived from one root per K chain),
-  /// `wgmma.commit_group` and `wgmma.wait_group 0`; the accumulators are the
-  /// statement's outputs, so nothing reads them before the wait.
-  mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-  buildSharedMatrixMultiply(mlir::OpBuilder &builder, mlir::Location loc,
-                            const backend::SharedMatrixMultiply &group,
-                            mlir::ValueRange acc) const override;
+  /// cp.async (NvidiaAsyncCopy, NvidiaMatrixUnits.h).
+  const backend::AsyncCopy *getAsyncCopy() const override;
 };
 
 /// Loads the dialects NvidiaTargetHooks builds with (NVVM, LLVM, arith).

@@ -8,6 +8,7 @@
 
 #include "tegula/BackendKit/CompileSupport.h"
 #include "tegula/BackendKit/LayoutPolicy.h"
+#include "tegula/BackendKit/MatrixUnit.h"
 #include "tegula/BackendKit/PluginBase.h"
 #include "tegula/BackendKit/TargetHooks.h"
 
@@ -149,6 +150,30 @@ TEST(BlockedLayout, VerifyNamesTheProblem) {
             "dimension 0 has a zero factor");
 }
 
+/// A matrix-unit family that only says which dots it takes: f16 dots of at
+/// least 32 x 32.
+class Wide32Unit : public MatrixUnit {
+public:
+  llvm::StringRef getKind() const override { return "test.wide32"; }
+  std::optional<MatrixInstruction>
+  selectInstruction(const DotProblem &dot) const override {
+    if (dot.aType != TG_TYPE_F16 || dot.m < 32 || dot.n < 32)
+      return std::nullopt;
+    return MatrixInstruction{this, 0, 32, 32, 8};
+  }
+  mlir::FailureOr<LinearLayout> getLinearLayout(const MatrixLayout &,
+                                                llvm::ArrayRef<int64_t>,
+                                                int64_t, int64_t,
+                                                std::string &) const override {
+    return mlir::failure();
+  }
+  mlir::FailureOr<int64_t> getInstructionK(const MatrixLayout &, mlir::Type,
+                                           mlir::Type, mlir::Type,
+                                           std::string &) const override {
+    return 8;
+  }
+};
+
 /// A policy for 64-wide wavefronts that only states its numbers.
 class Wave64Policy : public LayoutPolicy {
 public:
@@ -156,10 +181,9 @@ public:
   unsigned getMaxAccessBytes() const override { return 16; }
   std::optional<MatrixInstruction>
   selectMatrixInstruction(const DotProblem &dot) const override {
-    if (dot.aType != TG_TYPE_F16 || dot.m < 32 || dot.n < 32)
-      return std::nullopt;
-    return MatrixInstruction{TG_MATRIX_UNIT_AMD_MFMA, 0, 32, 32, 8};
+    return unit.selectInstruction(dot);
   }
+  Wide32Unit unit;
 };
 
 TEST(LayoutPolicy, DefaultLayoutUsesThePolicysNumbers) {
@@ -175,7 +199,7 @@ TEST(LayoutPolicy, DefaultLayoutUsesThePolicysNumbers) {
   big.k = 64;
   std::optional<MatrixInstruction> mfma = policy.selectMatrixInstruction(big);
   ASSERT_TRUE(mfma);
-  EXPECT_EQ(mfma->unit, uint32_t(TG_MATRIX_UNIT_AMD_MFMA));
+  EXPECT_EQ(mfma->unit, &policy.unit);
 }
 
 //===-- TargetHooks ------------------------------------------------------------===//

@@ -20,6 +20,7 @@
 #include "TileBytecodeSupport.h"
 #include "NvidiaCodegen.h"
 #include "NvidiaImage.h"
+#include "NvidiaMatrixUnits.h"
 #include "NvidiaTargetHooks.h"
 #include "NvidiaTestSupport.h"
 
@@ -378,16 +379,26 @@ std::string hooksKernelPtx(std::vector<std::string> &errors,
       loc, i32,
       hooks.buildShuffle(b, loc, asFloat, ShuffleKind::Xor, constant(i32, 16))));
 
-  // One mma.sync m16n8k16 on f16 fragments made of the thread id.
+  // One mma.sync m16n8k16 (the nvidia.mma family) on f16 fragments made
+  // of the thread id.
   Value half = b.create<LLVM::FPTruncOp>(loc, b.getF16Type(), asFloat);
   SmallVector<Value> fragmentA(8, half), fragmentB(4, half),
       fragmentC(4, asFloat);
-  FailureOr<SmallVector<Value>> d = hooks.buildMatrixMultiply(
-      b, loc, "nvidia.mma", {2}, {16, 8}, fragmentA, fragmentB, fragmentC);
+  backend::MatrixLayout mmaLayout{"nvidia.mma", {2}, {2, 2}, {16, 8}};
+  FailureOr<SmallVector<Value>> d = getNvidiaMmaUnit().buildMultiply(
+      b, loc, mmaLayout, fragmentA, fragmentB, fragmentC);
   if (failed(d) || d->size() != 4) {
-    ADD_FAILURE() << "buildMatrixMultiply refused an f16 m16n8k16";
+    ADD_FAILURE() << "nvidia.mma refused an f16 m16n8k16";
     return "";
   }
+  // The asynchronous copies the hooks offer: a group closed and waited for.
+  const backend::AsyncCopy *copies = hooks.getAsyncCopy();
+  if (!copies) {
+    ADD_FAILURE() << "the NVIDIA hooks offer no asynchronous copies";
+    return "";
+  }
+  copies->buildCommit(b, loc);
+  copies->buildWait(b, loc, 0);
   for (Value element : *d)
     values.push_back(b.create<LLVM::FPToSIOp>(loc, i32, element));
 
@@ -492,6 +503,8 @@ TEST(NvidiaTargetHooks, EveryHookCompilesToItsPtx) {
             1u)
       << ptx;
   EXPECT_EQ(linesWith(ptx, "__assertfail,").size(), 1u) << ptx;
+  EXPECT_EQ(linesWith(ptx, "cp.async.commit_group;").size(), 1u) << ptx;
+  EXPECT_EQ(linesWith(ptx, "cp.async.wait_group 0;").size(), 1u) << ptx;
 
   std::string whyNot;
   if (std::optional<std::string> ptxas = findPtxas(whyNot)) {
@@ -536,15 +549,26 @@ TEST(NvidiaTargetHooks, BadRequestsAreErrors) {
   Value f32 = b.create<LLVM::ConstantOp>(loc, b.getF32Type(),
                                          b.getF32FloatAttr(1.0));
   SmallVector<Value> a(8, f16), bf(4, f16), c(4, f32);
-  EXPECT_TRUE(failed(hooks.buildMatrixMultiply(b, loc, "amd.mfma", {2},
-                                               {16, 8}, a, bf, c)));
-  EXPECT_TRUE(failed(hooks.buildMatrixMultiply(b, loc, "nvidia.mma", {3},
-                                               {16, 8}, a, bf, c)));
-  EXPECT_TRUE(failed(hooks.buildMatrixMultiply(b, loc, "nvidia.mma", {2},
-                                               {16, 8}, c, bf, c)));
-  EXPECT_TRUE(failed(hooks.buildMatrixMultiply(
-      b, loc, "nvidia.mma", {2}, {16, 8}, a, ArrayRef<Value>(bf).take_front(2),
-      c)));
+  const NvidiaMmaUnit &mma = getNvidiaMmaUnit();
+  backend::MatrixLayout v2{"nvidia.mma", {2}, {2, 2}, {16, 8}};
+  backend::MatrixLayout v3 = v2, big = v2;
+  v3.version = {3};
+  big.instrShape = {32, 32};
+  EXPECT_TRUE(failed(mma.buildMultiply(b, loc, v3, a, bf, c)));
+  EXPECT_TRUE(failed(mma.buildMultiply(b, loc, big, a, bf, c)));
+  EXPECT_TRUE(failed(mma.buildMultiply(b, loc, v2, c, bf, c)));
+  EXPECT_TRUE(failed(
+      mma.buildMultiply(b, loc, v2, a, ArrayRef<Value>(bf).take_front(2), c)));
+  // Nor does the wgmma family take registers or other types.
+  EXPECT_TRUE(failed(getNvidiaWgmmaUnit().buildMultiply(b, loc, v2, a, bf, c)));
+  backend::SharedMatrixMultiply i8Group;
+  i8Group.m = 64;
+  i8Group.n = 64;
+  i8Group.k = 16;
+  i8Group.aType = i8Group.bType = b.getI8Type();
+  EXPECT_TRUE(failed(getNvidiaWgmmaUnit().buildSharedMultiply(
+      b, loc, backend::MatrixLayout{"nvidia.wgmma", {1}, {4, 1}, {64, 64}},
+      i8Group, c)));
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "nvidia shuffle: cannot shuffle a value of type 'i64' "
                        "(i32 or f32 only; the caller splits wider values)");

@@ -1,7 +1,12 @@
 //===- tegula-opt.cpp - mlir-opt with Tegula's dialects and passes --------===//
+#include "tegula/BackendKit/MatrixUnit.h"
 #include "tegula/Conversion/TileToLLVM.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
 #include "tegula/Dialect/Tile/Transforms/Passes.h"
+
+#ifdef TEGULA_HAVE_NVIDIA_MATRIX_UNITS
+#include "NvidiaMatrixUnits.h"
+#endif
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -10,10 +15,18 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  // The matrix-unit families of the plugins built with this tool, which
+  // tile-assign-layouts' matrix-unit option and the test lowering find by
+  // kind.
+  static tegula::backend::MatrixUnitRegistry matrixUnits;
+#ifdef TEGULA_HAVE_NVIDIA_MATRIX_UNITS
+  tegula::nvidia::addNvidiaMatrixUnits(matrixUnits);
+#endif
+
   mlir::registerAllPasses();
-  tegula::tile::registerTilePasses();
+  tegula::tile::registerTilePasses(matrixUnits);
   tegula::tile::registerTilePipelines();
-  tegula::registerTileToLLVMTestPass();
+  tegula::registerTileToLLVMTestPass(&matrixUnits);
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

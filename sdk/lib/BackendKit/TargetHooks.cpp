@@ -2,6 +2,8 @@
 
 #include "tegula/BackendKit/TargetHooks.h"
 
+#include "tegula/BackendKit/AsyncCopy.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -34,37 +36,9 @@ LogicalResult TargetHooks::buildAssertFailure(OpBuilder &, Location,
 void TargetHooks::buildAtomicFence(OpBuilder &, Location, bool, MemoryOrder,
                                    MemoryScope) const {}
 
-FailureOr<llvm::SmallVector<Value>>
-TargetHooks::buildMatrixMultiply(OpBuilder &, Location, llvm::StringRef,
-                                 llvm::ArrayRef<int64_t>,
-                                 llvm::ArrayRef<int64_t>, ValueRange,
-                                 ValueRange, ValueRange) const {
-  return failure();
-}
+const AsyncCopy *TargetHooks::getAsyncCopy() const { return nullptr; }
 
-LogicalResult TargetHooks::buildAsyncCopy(OpBuilder &, Location, Value, Value,
-                                          int64_t, Value) const {
-  return failure();
-}
-
-void TargetHooks::buildAsyncCommit(OpBuilder &, Location) const {}
-
-void TargetHooks::buildAsyncWait(OpBuilder &, Location, int64_t) const {}
-
-FailureOr<llvm::SmallVector<Value>>
-TargetHooks::buildSharedMatrixLoad(OpBuilder &, Location, Value, unsigned,
-                                   bool) const {
-  return failure();
-}
-
-void TargetHooks::buildSharedOperandFence(OpBuilder &, Location) const {}
-
-FailureOr<llvm::SmallVector<Value>>
-TargetHooks::buildSharedMatrixMultiply(OpBuilder &, Location,
-                                       const SharedMatrixMultiply &,
-                                       ValueRange) const {
-  return failure();
-}
+AsyncCopy::~AsyncCopy() = default;
 
 namespace {
 

@@ -2,9 +2,10 @@
 // dist-corpus.mlir for the others): they compile, take layouts and lower
 // with distributed=true; the dots become per-thread fused multiply-adds
 // (128x256 blocks over 128 threads: 256 accumulators x K = 64 each), or,
-// with the nvidia.mma layouts (matrix-unit=nvidia.mma), m16n8k16 matrix
-// instructions through the target hook (@test_mma): per warp 64x128 of the
-// block, 4 x 16 instruction tiles, 4 K steps of 16 = 256 per thread.
+// with the NVIDIA plugin's nvidia.mma family (matrix-unit=nvidia.mma, which
+// tegula-opt registers), m16n8k16 matrix instructions as the test
+// lowering's calls (@test_mma): per warp 64x128 of the block, 4 x 16
+// instruction tiles, 4 K steps of 16 = 256 per thread.
 
 // RUN: tegula compile %tegula_src/tests/frontend/corpus/matmul.py --kernel matmul_kernel \
 // RUN:   --signature '*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, i32:16, i32:1, 128, 256, 64, 8, "leaky_relu"' \

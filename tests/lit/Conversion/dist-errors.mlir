@@ -1,7 +1,8 @@
 // What the distributed lowering cannot distribute fails with a located
-// error rather than a crash: matrix-unit layouts other than nvidia.mma v2
-// 16x8 (a target's own lowering must handle them; also as a dot operand's
-// parent, also inside a loop), layouts built for another warp count or warp
+// error rather than a crash: matrix-unit layouts of a kind no registered
+// family answers to (the test lowering has the families tegula-opt
+// registers, NVIDIA's; also as a dot operand's parent, also inside a loop),
+// layouts a registered family refuses, layouts built for another warp count or warp
 // size than the module's tile.num_warps / the target's, warp sizes that are
 // not powers of 2, and tile constants whose elements differ.
 
@@ -13,7 +14,7 @@
 #mfma = #tile.matrix<{kind = "amd.mfma", version = [3], warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>
 module attributes {tile.num_warps = 4 : i32} {
 tile.func @matrix_layout(%v: f32, %p: !tile.ptr<f32>) {
-  // expected-error @+1 {{the generic lowering does not distribute the matrix-unit layout #tile.matrix<{kind = "amd.mfma", version = [3], warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}> (it knows nvidia.mma v2 16x8 and v3)}}
+  // expected-error @+1 {{the generic lowering does not distribute the matrix-unit layout #tile.matrix<{kind = "amd.mfma", version = [3], warpsPerCTA = [2, 2], instrShape = [32, 32, 8]}>: no matrix unit of kind 'amd.mfma' is registered}}
   %x = tile.splat %v : f32 -> tensor<32x32xf32, #mfma>
   %ps = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #mfma>
   tile.store %ps, %x : tensor<32x32x!tile.ptr<f32>, #mfma>
@@ -47,6 +48,20 @@ tile.func @matrix_dot_operand(%v: f16) {
   // expected-error @+1 {{the generic lowering does not distribute the matrix-unit layout #tile.matrix<{kind = "amd.mfma"}}
   %x = tile.splat %v : f16 -> tensor<32x16xf16, #a>
   tile.print "x" {hex = false, is_signed = array<i32: 0>} : %x : tensor<32x16xf16, #a>
+  tile.return
+}
+}
+
+// -----
+
+// A registered family (NVIDIA's mma.sync) refuses a layout it does not have.
+#mma3 = #tile.matrix<{kind = "nvidia.mma", version = [3], warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+module attributes {tile.num_warps = 4 : i32} {
+tile.func @refused_matrix_layout(%v: f32, %p: !tile.ptr<f32>) {
+  // expected-error @+1 {{the matrix unit nvidia.mma does not distribute #tile.matrix<{kind = "nvidia.mma", version = [3], warpsPerCTA = [2, 2], instrShape = [16, 8]}>: nvidia.mma layouts are version 2 with 16x8 instructions}}
+  %x = tile.splat %v : f32 -> tensor<32x32xf32, #mma3>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>, #mma3>
+  tile.store %ps, %x : tensor<32x32x!tile.ptr<f32>, #mma3>
   tile.return
 }
 }

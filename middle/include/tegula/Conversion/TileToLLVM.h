@@ -2,7 +2,10 @@
 //
 // Lowers a front-end tile module (one public tile.func kernel plus private
 // helpers) to the LLVM dialect, asking a target's TargetHooks for what
-// differs between targets (program ids, scratch memory, print, assert).
+// differs between targets (program ids, scratch memory, print, assert) and,
+// for `#tile.matrix` layouts, the target's matrix-unit families
+// (tegula/BackendKit/MatrixUnit.h, LoweringOptions::matrixUnits): the
+// lowering knows no family by name.
 //
 // Execution model of this lowering ("one thread owns the program's tiles",
 // the host CPU's layout): every tile of the program lives in per-program
@@ -28,6 +31,7 @@
 
 namespace tegula {
 namespace backend {
+class MatrixUnitRegistry;
 class TargetHooks;
 } // namespace backend
 
@@ -68,6 +72,10 @@ struct LoweringOptions {
   /// TargetHooks::buildScratchBase; LoweredKernel::scratchBytes is then the
   /// shared memory a program needs. Run tile::assignLayouts first.
   bool distributed = false;
+  /// The matrix-unit families of the compile: a `#tile.matrix` layout (and
+  /// a dot in it) is distributed and lowered by the family of its kind; a
+  /// kind not here is an error at the op that has the layout. Null: none.
+  const backend::MatrixUnitRegistry *matrixUnits = nullptr;
 };
 
 /// Lowers |module| in place. On failure, errors were reported through the
@@ -81,13 +89,18 @@ lowerTileToLLVM(mlir::ModuleOp module, const backend::TargetHooks &hooks,
 /// translation interfaces of the builtin and LLVM dialects.
 void registerTileToLLVMDialects(mlir::MLIRContext &context);
 
-/// Registers `tile-test-lower-to-llvm` (lit tests of the lowering).
-void registerTileToLLVMTestPass();
+/// Registers `tile-test-lower-to-llvm` (lit tests of the lowering), whose
+/// matrix-unit families are those of |units| (null: none) with their
+/// instructions replaced by calls the tests can see (TestLowering.cpp).
+/// |units| must outlive the registration.
+void registerTileToLLVMTestPass(
+    const backend::MatrixUnitRegistry *units = nullptr);
 
 /// Whether |type| is a dot operand that the distributed lowering keeps in
-/// shared memory for a matrix unit that reads it there (the operands of
-/// "nvidia.mma" v3, wgmma).
-bool isSharedMatrixOperand(mlir::Type type);
+/// shared memory for a matrix unit of |units| that reads its operands there
+/// (MatrixUnit::readsSharedOperands).
+bool isSharedMatrixOperand(mlir::Type type,
+                           const backend::MatrixUnitRegistry &units);
 
 } // namespace tegula
 

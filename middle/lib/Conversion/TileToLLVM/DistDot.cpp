@@ -1,18 +1,33 @@
-//===- DistDot.cpp - tl.dot as fused multiply-adds per thread -------------===//
+//===- DistDot.cpp - tl.dot in the distributed lowering -------------------===//
 //
-// The portable dot of the distributed lowering: D = A x B + C with D in a
-// blocked layout. A and B are brought to the dot-operand layouts of D's
-// layout (through shared memory when they are not already), in which a
-// thread holds, for each of its rows of D, the whole row of A, and for each
-// of its columns, the whole column of B; each accumulator register then
-// takes K fused multiply-adds (Triton's FMA dot). Operands are converted to
-// the accumulator type first (f16/bf16 to f32, i8 to i32); an f16 or bf16
-// result is computed in f32 and rounded. Matrix units belong to a target's
-// own lowering (LayoutPolicy::selectMatrixInstruction).
+// D = A x B + C in one of three ways, by D's layout:
+//  - a blocked layout: the portable dot. A and B are brought to the
+//    dot-operand layouts of D's layout (through shared memory when they are
+//    not already), in which a thread holds, for each of its rows of D, the
+//    whole row of A, and for each of its columns, the whole column of B;
+//    each accumulator register then takes K fused multiply-adds (Triton's
+//    FMA dot). Operands are converted to the accumulator type first
+//    (f16/bf16 to f32, i8 to i32); an f16 or bf16 result is computed in f32
+//    and rounded.
+//  - a `#tile.matrix` layout whose family (tegula/BackendKit/MatrixUnit.h)
+//    reads its operands from registers: the operands are converted to the
+//    family's operand layouts, and per instruction tile and K step the
+//    fragments - each layout's registers covering one instruction tile, in
+//    register order - go to MatrixUnit::buildMultiply.
+//  - a `#tile.matrix` layout whose family reads its operands from shared
+//    memory: each operand's conversion stores it, swizzled as the family
+//    says, in an area of its own (copying a load straight from global
+//    memory, asynchronously where the target has AsyncCopy, into a ring of
+//    buffers when the loop is software-pipelined); the dot hands the
+//    instructions of each group of warps to MatrixUnit::buildSharedMultiply.
+// Which family, and everything about it, is asked of the registry of the
+// compile: this file knows no family by name.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DistLowering.h"
+
+#include "tegula/BackendKit/AsyncCopy.h"
 
 using namespace mlir;
 using namespace tegula;
@@ -45,25 +60,48 @@ operandRegisters(DistLowerer &l, tile::DotOp op, Value operand, int64_t opIdx,
   return std::pair{*to, values};
 }
 
-/// A dot in a matrix-unit layout: per instruction tile of the accumulator
-/// and per K step, the fragments go to TargetHooks::buildMatrixMultiply.
+/// The first registers of |layout| (lane 0 of warp 0) that make one
+/// instruction's fragment of |elements| elements per warp, or nothing when
+/// the layout has fewer registers or they leave the instruction tile
+/// |extent| (per dimension of the tile's last two).
+std::optional<ArrayRef<Coords>> fragmentOf(const DistLowerer &l,
+                                           const DistLayout &layout,
+                                           int64_t elements,
+                                           std::pair<int64_t, int64_t> extent) {
+  int64_t count = elements / l.warpSize;
+  if (count < 1 || count > layout.getNumRegs())
+    return std::nullopt;
+  ArrayRef<Coords> fragment =
+      ArrayRef<Coords>(layout.regOffsets).take_front(count);
+  int64_t rank = layout.getRank();
+  for (const Coords &coords : fragment) {
+    for (int64_t d = 0; d + 2 < rank; ++d)
+      if (coords[d] != 0)
+        return std::nullopt;
+    if (coords[rank - 2] >= extent.first || coords[rank - 1] >= extent.second)
+      return std::nullopt;
+  }
+  return fragment;
+}
+
+/// A dot in the layout of a family that reads its operands from registers:
+/// per instruction tile of the accumulator and per K step, the fragments go
+/// to MatrixUnit::buildMultiply.
 LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
-                             tile::MatrixLayoutAttr matrix) {
+                             tile::MatrixLayoutAttr matrix,
+                             const backend::MatrixUnit &unit) {
   Location loc = op.getLoc();
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto dType = cast<RankedTensorType>(op.getD().getType());
   Type aElem = aType.getElementType();
   Type bElem = cast<RankedTensorType>(op.getB().getType()).getElementType();
   Type dElem = dType.getElementType();
-  // f16/bf16 (m16n8k16) and f32 as tf32 (m16n8k8) into f32; 8-bit
-  // integers (m16n8k32) into i32.
-  bool half = (aElem.isF16() || aElem.isBF16()) && dElem.isF32();
-  bool tf32 = aElem.isF32() && dElem.isF32();
-  bool int8 = aElem.isInteger(8) && dElem.isInteger(32);
-  if (aElem != bElem || !(half || tf32 || int8))
-    return l.unsupported(op, "nvidia.mma dots take f16 or bf16 operands into "
-                             "f32, f32 operands (as tf32) into f32, or i8 "
-                             "operands into i32");
+  backend::MatrixLayout layout = toMatrixLayout(matrix);
+  std::string why;
+  FailureOr<int64_t> instrK =
+      unit.getInstructionK(layout, aElem, bElem, dElem, why);
+  if (failed(instrK))
+    return l.unsupported(op, why);
   FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
   FailureOr<DistLayout> cLayout =
       l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);
@@ -77,71 +115,75 @@ LogicalResult lowerMatrixDot(DistLowerer &l, tile::DotOp op,
                                      dType.getElementType(), *dLayout);
   int64_t rank = dType.getRank();
   int64_t m = rank - 2, n = rank - 1;
-  // Operand elements per 32-bit register along K, and the instruction's K.
-  int64_t width = tf32 ? 1 : int8 ? 4 : 2;
-  int64_t instrK = 8 * width;
   int64_t k = aType.getDimSize(rank - 1);
-  if (k % instrK != 0)
+  if (k % *instrK != 0)
     return l.unsupported(op, "K must be a multiple of " +
-                                 std::to_string(instrK) + " for nvidia.mma");
+                                 std::to_string(*instrK) + " for " +
+                                 matrix.getKind());
   auto find = [&](const DistLayout &layout, Coords coords) -> int64_t {
     return layout.findReg(coords);
   };
-  // The fragments' element offsets (mma.sync's register order): A
-  // (row, k) in four registers of |width| elements: rows g and g + 8, then
-  // K halves 4 x width apart; B k in two registers.
-  SmallVector<std::pair<int64_t, int64_t>> aOffsets;
-  SmallVector<int64_t> bOffsets;
-  for (int64_t half : {int64_t(0), 4 * width}) {
-    for (int64_t row : {0, 8})
-      for (int64_t e = 0; e < width; ++e)
-        aOffsets.push_back({row, half + e});
-    for (int64_t e = 0; e < width; ++e)
-      bOffsets.push_back(half + e);
-  }
+  // One instruction's fragments: the registers of each layout that cover
+  // an instruction tile (M x N for C, M x K for A, K x N for B), in register
+  // order, as offsets from the tile's origin (the family's contract).
+  ArrayRef<int64_t> instrShape = matrix.getInstrShape();
+  if (instrShape.size() != 2)
+    return l.unsupported(op, "a " + matrix.getKind() +
+                                 " layout needs an M x N instruction shape");
+  int64_t instrM = instrShape[0], instrN = instrShape[1];
+  auto cOffsets = fragmentOf(l, *dLayout, instrM * instrN, {instrM, instrN});
+  auto aOffsets = fragmentOf(l, a->first, instrM * *instrK, {instrM, *instrK});
+  auto bOffsets = fragmentOf(l, b->first, *instrK * instrN, {*instrK, instrN});
+  if (!cOffsets || !aOffsets || !bOffsets)
+    return l.unsupported(op, "the dot's tile is smaller than an " +
+                                 matrix.getKind() + " instruction");
+  // A register starts an instruction tile when it has none of the bits of
+  // the accumulator fragment's offsets.
+  Coords tileBits(rank, 0);
+  for (const Coords &offset : *cOffsets)
+    for (int64_t d = 0; d < rank; ++d)
+      tileBits[d] |= offset[d];
   for (auto [r, coords] : llvm::enumerate(dLayout->regOffsets)) {
-    if ((coords[m] & 8) || (coords[n] & 1))
+    if (llvm::any_of(llvm::seq<int64_t>(0, rank),
+                     [&](int64_t d) { return coords[d] & tileBits[d]; }))
       continue;
-    auto at = [&](int64_t dm, int64_t dn) {
-      Coords c(coords);
-      c[m] += dm;
-      c[n] += dn;
-      return c;
-    };
     SmallVector<int64_t> cRegs;
-    for (auto [dm, dn] : {std::pair<int64_t, int64_t>{0, 0}, {0, 1}, {8, 0},
-                          {8, 1}})
-      cRegs.push_back(find(*dLayout, at(dm, dn)));
+    for (const Coords &offset : *cOffsets) {
+      Coords at(coords);
+      at[m] += offset[m];
+      at[n] += offset[n];
+      cRegs.push_back(find(*dLayout, at));
+    }
     if (llvm::is_contained(cRegs, -1))
-      return l.unsupported(op, "the dot's tile is smaller than an nvidia.mma "
-                               "instruction");
+      return l.unsupported(op, "the dot's tile is smaller than an " +
+                                   matrix.getKind() + " instruction");
     SmallVector<Value> c;
     for (int64_t reg : cRegs)
       c.push_back(acc[reg]);
-    for (int64_t kBase = 0; kBase < k; kBase += instrK) {
+    for (int64_t kBase = 0; kBase < k; kBase += *instrK) {
       SmallVector<Value> aFragment, bFragment;
-      for (auto [dm, dk] : aOffsets) {
+      for (const Coords &offset : *aOffsets) {
         Coords coordsA(coords);
-        coordsA[m] += dm;
-        coordsA[n] = kBase + dk;
+        coordsA[m] += offset[m];
+        coordsA[n] = kBase + offset[n];
         int64_t reg = find(a->first, coordsA);
         if (reg < 0)
-          return l.unsupported(op, "dot operand A does not line up with the "
-                                   "nvidia.mma fragments");
+          return l.unsupported(op, "dot operand A does not line up with the " +
+                                       matrix.getKind() + " fragments");
         aFragment.push_back(a->second[reg]);
       }
-      for (int64_t dk : bOffsets) {
+      for (const Coords &offset : *bOffsets) {
         Coords coordsB(coords);
-        coordsB[m] = kBase + dk;
+        coordsB[m] = kBase + offset[m];
+        coordsB[n] += offset[n];
         int64_t reg = find(b->first, coordsB);
         if (reg < 0)
-          return l.unsupported(op, "dot operand B does not line up with the "
-                                   "nvidia.mma fragments");
+          return l.unsupported(op, "dot operand B does not line up with the " +
+                                       matrix.getKind() + " fragments");
         bFragment.push_back(b->second[reg]);
       }
-      FailureOr<SmallVector<Value>> d = l.hooks.buildMatrixMultiply(
-          l.b, loc, matrix.getKind(), matrix.getVersion(),
-          matrix.getInstrShape(), aFragment, bFragment, c);
+      FailureOr<SmallVector<Value>> d =
+          unit.buildMultiply(l.b, loc, layout, aFragment, bFragment, c);
       if (failed(d))
         return l.unsupported(op, "the target has no " + matrix.getKind() +
                                      " instruction for these types");
@@ -183,23 +225,44 @@ Value operandAddress(DistLowerer &l, Location loc, Value offset) {
   return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), pointer);
 }
 
-/// A dot in nvidia.mma v3 (wgmma): both operands were stored to shared
-/// memory by their convert_layout (lowerSharedMatrixOperand); every warp
-/// group issues m64 x instrN x k16 instructions over its rows and columns of
-/// the accumulator, all in one group (TargetHooks::buildSharedMatrixMultiply).
+/// A dot in the layout of a family that reads its operands from shared
+/// memory: both operands were stored there by their convert_layout
+/// (lowerSharedMatrixOperand), or A stayed in the registers of an earlier
+/// dot; every group of MatrixUnit::getWarpsPerInstruction() warps issues
+/// instrShape M x N x K instructions over its rows and columns of the
+/// accumulator, all in one MatrixUnit::buildSharedMultiply group.
 LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
-                                   tile::MatrixLayoutAttr matrix) {
+                                   tile::MatrixLayoutAttr matrix,
+                                   const backend::MatrixUnit &unit) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto aType = cast<RankedTensorType>(op.getA().getType());
   auto dType = cast<RankedTensorType>(op.getD().getType());
+  Type bElem = cast<RankedTensorType>(op.getB().getType()).getElementType();
+  backend::MatrixLayout layout = toMatrixLayout(matrix);
   auto aIt = l.sharedOperands.find(op.getA());
   auto bIt = l.sharedOperands.find(op.getB());
   if (aIt == l.sharedOperands.end() || bIt == l.sharedOperands.end())
-    return l.unsupported(op, "the operands of an nvidia.mma v3 dot must come "
-                             "straight from a layout conversion");
+    return l.unsupported(op, "the operands of a " + matrix.getKind() +
+                                 " dot must come straight from a layout "
+                                 "conversion");
   const DistLowerer::SharedOperand &aShared = aIt->second,
                                    &bShared = bIt->second;
+  std::string why;
+  FailureOr<int64_t> instrK = unit.getInstructionK(
+      layout, aType.getElementType(), bElem, dType.getElementType(), why);
+  if (failed(instrK))
+    return l.unsupported(op, why);
+  ArrayRef<int64_t> warps = matrix.getWarpsPerCTA();
+  int64_t group = unit.getWarpsPerInstruction(layout);
+  if (dType.getRank() != 2 || warps.size() != 2 ||
+      matrix.getInstrShape().size() != 2 || group < 1 ||
+      !llvm::isPowerOf2_64(group) || warps[0] % group != 0 ||
+      matrix.getInstrShape()[0] % group != 0)
+    return l.unsupported(op, "a " + matrix.getKind() +
+                                 " dot needs a 2-D tile, an M x N "
+                                 "instruction shape and whole groups of "
+                                 "warps along M");
   FailureOr<DistLayout> dLayout = l.layoutOf(dType, loc);
   FailureOr<DistLayout> cLayout =
       l.layoutOf(cast<RankedTensorType>(op.getC().getType()), loc);
@@ -207,22 +270,33 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
     return failure();
   SmallVector<Value> acc = l.convert(loc, *cLayout, l.regsOf(op.getC()),
                                      dType.getElementType(), *dLayout);
-  ArrayRef<int64_t> warps = matrix.getWarpsPerCTA();
   int64_t wm = warps[0], wn = warps[1];
-  int64_t instrN = matrix.getInstrShape()[1];
+  int64_t instrM = matrix.getInstrShape()[0],
+          instrN = matrix.getInstrShape()[1];
+  // The rows of one instruction each warp of its group holds.
+  int64_t rowsPerWarp = instrM / group;
   int64_t m = dType.getDimSize(0), n = dType.getDimSize(1),
           k = aType.getDimSize(1);
-  if (m % (16 * wm) || n % (instrN * wn) || k % 16)
-    return l.unsupported(op, "the dot's tile does not divide into the warp "
-                             "groups' wgmma instructions");
-  // This warp's group: along M (4 warps each), and along N.
+  if (m % (rowsPerWarp * wm) || n % (instrN * wn) || k % *instrK)
+    return l.unsupported(op, "the dot's tile does not divide into the " +
+                                 matrix.getKind() +
+                                 " instructions of its groups of warps");
+  // An instruction's accumulators: the registers of the accumulator layout
+  // that cover one instruction's rows of this warp, in register order.
+  auto accOffsets =
+      fragmentOf(l, *dLayout, rowsPerWarp * instrN, {rowsPerWarp, instrN});
+  if (!accOffsets)
+    return l.unsupported(op, "the accumulator does not line up with the " +
+                                 matrix.getKind() + " registers");
+  // This warp's group: along M (|group| warps each), and along N.
   Value groupM = b.create<arith::AndIOp>(
-      loc, b.create<arith::ShRUIOp>(loc, l.warpId, l.constI32(loc, 2)),
-      l.constI32(loc, wm / 4 - 1));
+      loc,
+      b.create<arith::ShRUIOp>(loc, l.warpId,
+                               l.constI32(loc, llvm::Log2_64(group))),
+      l.constI32(loc, wm / group - 1));
   Value groupN = b.create<arith::ShRUIOp>(
       loc, l.warpId, l.constI32(loc, llvm::Log2_64(wm)));
-  Value rowBase =
-      b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, 64));
+  Value rowBase = b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, instrM));
   Value colBase = b.create<arith::MulIOp>(loc, groupN, l.constI32(loc, instrN));
 
   // An operand's address is a root per M (A) or N (B) position plus a
@@ -265,68 +339,78 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
     return operand;
   };
 
-  SmallVector<int64_t> version(matrix.getVersion());
-  backend::SharedMatrixMultiply group;
-  group.kind = matrix.getKind();
-  group.version = version;
-  group.m = 64;
-  group.n = instrN;
-  group.k = 16;
-  group.aType = aType.getElementType();
-  group.bType = cast<RankedTensorType>(op.getB().getType()).getElementType();
-  for (int64_t mRep = 0; mRep < m / (16 * wm); ++mRep)
+  backend::SharedMatrixMultiply instructions;
+  instructions.m = instrM;
+  instructions.n = instrN;
+  instructions.k = *instrK;
+  instructions.aType = aType.getElementType();
+  instructions.bType = bElem;
+  // A from registers: the registers of its layout that cover one
+  // instruction's rows of this warp by K, in register order, packed into
+  // 32-bit registers.
+  std::optional<ArrayRef<Coords>> aOffsets;
+  if (aShared.registerLayout) {
+    aOffsets = fragmentOf(l, *aShared.registerLayout, rowsPerWarp * *instrK,
+                          {rowsPerWarp, *instrK});
+    if (!aOffsets)
+      return l.unsupported(op, "dot operand A does not line up with the " +
+                                   matrix.getKind() + " register fragments");
+  }
+  for (int64_t mRep = 0; mRep < m / (rowsPerWarp * wm); ++mRep)
     for (int64_t nRep = 0; nRep < n / (instrN * wn); ++nRep) {
-      int64_t row0 = mRep * 16 * wm, col0 = nRep * instrN * wn;
+      int64_t row0 = mRep * rowsPerWarp * wm, col0 = nRep * instrN * wn;
       SmallVector<int64_t> accIndices;
-      for (int64_t j = 0; j < instrN / 2; ++j) {
-        int64_t reg = dLayout->findReg(
-            {row0 + ((j & 2) ? 8 : 0), col0 + (j / 4) * 8 + (j & 1)});
+      for (const Coords &offset : *accOffsets) {
+        int64_t reg = dLayout->findReg({row0 + offset[0], col0 + offset[1]});
         if (reg < 0)
           return l.unsupported(op, "the accumulator does not line up with "
-                                   "the wgmma registers");
+                                   "the " +
+                                       matrix.getKind() + " registers");
         accIndices.push_back(reg);
       }
       Value rows = b.create<arith::AddIOp>(loc, rowBase, l.constI32(loc, row0));
       Value cols = b.create<arith::AddIOp>(loc, colBase, l.constI32(loc, col0));
       Value aRoot = aShared.registerLayout ? Value() : root(aShared, 1, rows);
       Value bRoot = root(bShared, 0, cols);
-      for (int64_t kk = 0; kk < k; kk += 16) {
+      for (int64_t kk = 0; kk < k; kk += *instrK) {
         backend::SharedMatrixMultiply::Instruction instruction;
         if (aShared.registerLayout) {
-          // mma.sync's A order, pairs packed into 32 bits.
           SmallVector<Value> fragment;
-          for (auto [dm, dk] : {std::pair<int64_t, int64_t>{0, 0}, {0, 1},
-                                {8, 0}, {8, 1}, {0, 8}, {0, 9}, {8, 8},
-                                {8, 9}}) {
-            int64_t reg = aShared.registerLayout->findReg({row0 + dm, kk + dk});
+          for (const Coords &offset : *aOffsets) {
+            int64_t reg = aShared.registerLayout->findReg(
+                {row0 + offset[0], kk + offset[1]});
             if (reg < 0)
               return l.unsupported(op, "dot operand A does not line up with "
-                                       "the wgmma register fragments");
+                                       "the " +
+                                           matrix.getKind() +
+                                           " register fragments");
             fragment.push_back(aShared.registers[reg]);
           }
-          auto pairType = VectorType::get({2}, fragment.front().getType());
-          for (int64_t i = 0; i < 8; i += 2) {
-            Value pair = b.create<LLVM::PoisonOp>(loc, pairType);
-            pair = b.create<LLVM::InsertElementOp>(loc, pair, fragment[i],
-                                                   l.constI32(loc, 0));
-            pair = b.create<LLVM::InsertElementOp>(loc, pair, fragment[i + 1],
-                                                   l.constI32(loc, 1));
+          Type elem = fragment.front().getType();
+          int64_t perRegister =
+              std::max<int64_t>(1, 32 / elem.getIntOrFloatBitWidth());
+          auto packType = VectorType::get({perRegister}, elem);
+          for (size_t i = 0; i < fragment.size(); i += perRegister) {
+            Value pack = b.create<LLVM::PoisonOp>(loc, packType);
+            for (int64_t e = 0; e < perRegister; ++e)
+              pack = b.create<LLVM::InsertElementOp>(loc, pack, fragment[i + e],
+                                                     l.constI32(loc, e));
             instruction.a.registers.push_back(
-                b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pair));
+                b.create<LLVM::BitcastOp>(loc, b.getI32Type(), pack));
           }
         } else {
           instruction.a = address(aShared, 1, aRoot, kk);
         }
         instruction.b = address(bShared, 0, bRoot, kk);
         instruction.accIndices = accIndices;
-        group.instructions.push_back(std::move(instruction));
+        instructions.instructions.push_back(std::move(instruction));
       }
     }
   FailureOr<SmallVector<Value>> result =
-      l.hooks.buildSharedMatrixMultiply(b, loc, group, acc);
+      unit.buildSharedMultiply(b, loc, layout, instructions, acc);
   if (failed(result))
     return l.unsupported(op, "the target has no " + matrix.getKind() +
-                                 " v3 instruction for these types");
+                                 " instruction for these types");
   l.setRegs(op.getD(), *result);
   return success();
 }
@@ -350,9 +434,12 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
                              "tile::assignLayouts first)");
   }
   if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(parent)) {
-    if (isSharedMatrixOperand(op.getA().getType()))
-      return lowerSharedMatrixDot(l, op, matrix);
-    return lowerMatrixDot(l, op, matrix);
+    const backend::MatrixUnit *unit = l.getMatrixUnit(matrix, loc);
+    if (!unit)
+      return failure();
+    if (unit->readsSharedOperands(toMatrixLayout(matrix)))
+      return lowerSharedMatrixDot(l, op, matrix, *unit);
+    return lowerMatrixDot(l, op, matrix, *unit);
   }
   if (!isa<tile::BlockedLayoutAttr>(parent))
     return l.unsupported(op, "a dot whose result is neither blocked nor a "
@@ -414,15 +501,18 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
 
 } // namespace
 
-bool tegula::isSharedMatrixOperand(Type type) {
+bool tegula::isSharedMatrixOperand(Type type,
+                                   const backend::MatrixUnitRegistry &units) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   auto operand = tensor ? dyn_cast_or_null<tile::DotOperandLayoutAttr>(
                               tensor.getEncoding())
                         : nullptr;
   auto matrix = operand ? dyn_cast<tile::MatrixLayoutAttr>(operand.getParent())
                         : nullptr;
-  return matrix && matrix.getKind() == "nvidia.mma" &&
-         !matrix.getVersion().empty() && matrix.getVersion().front() == 3;
+  if (!matrix)
+    return false;
+  const backend::MatrixUnit *unit = units.lookup(matrix.getKind());
+  return unit && unit->readsSharedOperands(lowering::toMatrixLayout(matrix));
 }
 
 /// A layout for copying a 2-D tile of |shape| contiguous along |dim| from
@@ -456,12 +546,34 @@ struct OperandPlacement {
   int64_t bytes = 0;
 };
 
-/// The placement of operand |opIdx| of |type| coming from |load| (a load
-/// copied straight to shared memory, or null: registers of |type|).
+/// The family of the dot operand layout of |convertResult| (a conversion
+/// to a shared matrix operand: isSharedMatrixOperand said its family is
+/// registered) and that layout.
+std::pair<const backend::MatrixUnit *, tile::MatrixLayoutAttr>
+sharedOperandUnit(DistLowerer &l, Value convertResult) {
+  auto matrix = cast<tile::MatrixLayoutAttr>(
+      cast<tile::DotOperandLayoutAttr>(
+          cast<RankedTensorType>(convertResult.getType()).getEncoding())
+          .getParent());
+  return {l.matrixUnits.lookup(matrix.getKind()), matrix};
+}
+
+int64_t operandIndex(Value convertResult) {
+  return cast<tile::DotOperandLayoutAttr>(
+             cast<RankedTensorType>(convertResult.getType()).getEncoding())
+      .getOpIdx();
+}
+
+/// The placement of the operand that |convertResult| converts to shared
+/// memory, a tile of |type| coming from |load| (a load copied straight to
+/// shared memory, or null: registers of |type|), swizzled as its family
+/// says.
 FailureOr<OperandPlacement> placeOperand(DistLowerer &l, Operation *anchor,
-                                         RankedTensorType type, int64_t opIdx,
+                                         RankedTensorType type,
+                                         Value convertResult,
                                          tile::LoadOp load) {
   Location loc = anchor->getLoc();
+  int64_t opIdx = operandIndex(convertResult);
   if (type.getRank() != 2 || l.storageBytes(type.getElementType()) != 2)
     return l.unsupported(anchor, "a shared matrix operand is a 2-D tile of "
                                  "16-bit elements");
@@ -482,12 +594,13 @@ FailureOr<OperandPlacement> placeOperand(DistLowerer &l, Operation *anchor,
   placement.contiguous = run >= 0 ? run : kDim;
   int64_t extent = type.getDimSize(placement.contiguous);
   placement.rows = type.getDimSize(1 - placement.contiguous);
-  placement.swizzle = std::min<int64_t>(128, extent * 2);
-  if (placement.swizzle < 32 || (extent * 2) % placement.swizzle ||
-      !llvm::isPowerOf2_64(extent) || placement.rows % 8)
-    return l.unsupported(anchor, "a shared matrix operand needs at least 16 "
-                                 "elements (a power of 2) along its "
-                                 "contiguous dimension and rows in eights");
+  auto [unit, matrix] = sharedOperandUnit(l, convertResult);
+  std::string why;
+  FailureOr<int64_t> swizzle = unit->getSharedOperandSwizzle(
+      toMatrixLayout(matrix), extent, placement.rows, 16, why);
+  if (failed(swizzle))
+    return l.unsupported(anchor, why);
+  placement.swizzle = *swizzle;
   placement.bytes = llvm::alignTo(type.getNumElements() * 2, 1024);
   return placement;
 }
@@ -525,7 +638,7 @@ Value swizzledAddress(DistLowerer &l, Location loc,
 LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
                                   DistLowerer::SharedOperand shared,
                                   const OperandPlacement &placement) {
-  l.hooks.buildSharedOperandFence(l.b, loc);
+  sharedOperandUnit(l, result).first->buildSharedOperandFence(l.b, loc);
   l.barrier(loc);
   shared.contiguousDim = placement.contiguous;
   shared.swizzleBytes = placement.swizzle;
@@ -533,12 +646,6 @@ LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
   l.sharedOperands[result] = shared;
   l.setRegs(result, {});
   return success();
-}
-
-int64_t operandIndex(Value convertResult) {
-  return cast<tile::DotOperandLayoutAttr>(
-             cast<RankedTensorType>(convertResult.getType()).getEncoding())
-      .getOpIdx();
 }
 
 } // namespace
@@ -549,7 +656,7 @@ tegula::lowering::findAsyncOperandLoads(DistLowerer &l, tile::FuncOp kernel) {
   // Per loop: its asynchronous loads in body order.
   llvm::DenseMap<Operation *, SmallVector<Operation *>> perLoop;
   kernel.walk([&](tile::ConvertLayoutOp convert) {
-    if (!isSharedMatrixOperand(convert.getType()))
+    if (!isSharedMatrixOperand(convert.getType(), l.matrixUnits))
       return;
     auto arg = dyn_cast<BlockArgument>(convert.getSrc());
     auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
@@ -644,7 +751,7 @@ LogicalResult tegula::lowering::lowerAsyncOperandLoad(DistLowerer &l,
   const DistLowerer::AsyncLoad &info = l.asyncLoads.find(load)->second;
   auto type = cast<RankedTensorType>(load.getType());
   FailureOr<OperandPlacement> placement =
-      placeOperand(l, load, type, operandIndex(info.convert), load);
+      placeOperand(l, load, type, info.convert, load);
   if (failed(placement))
     return failure();
   int64_t base = l.operandOffsets.lookup(info.convert);
@@ -679,7 +786,8 @@ LogicalResult tegula::lowering::lowerAsyncOperandLoad(DistLowerer &l,
     return failure();
   // One group per load, whether or not the target copied asynchronously,
   // so that the conversions' counts of groups in flight hold.
-  l.hooks.buildAsyncCommit(b, loc);
+  if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
+    copies->buildCommit(b, loc);
   l.setRegs(load.getResult(), {offset});
   return success();
 }
@@ -708,29 +816,26 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
         break;
       }
     FailureOr<OperandPlacement> placement =
-        placeOperand(l, convert, type, opIdx, anyLoad);
+        placeOperand(l, convert, type, result, anyLoad);
     if (failed(placement))
       return failure();
-    l.hooks.buildAsyncWait(b, loc, pending->second);
+    if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
+      copies->buildWait(b, loc, pending->second);
     shared.dynamicOffset = l.regsOf(source).front();
     return finishSharedOperand(l, loc, result, shared, *placement);
   }
 
-  // A in the accumulator layout of a dot whose warps go along M only (the
-  // probabilities of attention): the registers already hold wgmma's A
-  // fragments.
+  // An operand in the accumulator layout of an earlier dot of the same
+  // layout, which the family takes from registers (the probabilities of
+  // attention): the registers already hold its fragments.
   auto sourceMatrix =
       dyn_cast_or_null<tile::MatrixLayoutAttr>(type.getEncoding());
-  auto dotMatrix = cast<tile::MatrixLayoutAttr>(
-      cast<tile::DotOperandLayoutAttr>(
-          cast<RankedTensorType>(result.getType()).getEncoding())
-          .getParent());
-  if (opIdx == 0 && sourceMatrix && sourceMatrix.getKind() == "nvidia.mma" &&
+  auto [unit, dotMatrix] = sharedOperandUnit(l, result);
+  if (sourceMatrix && sourceMatrix.getKind() == dotMatrix.getKind() &&
       sourceMatrix.getVersion() == dotMatrix.getVersion() &&
       sourceMatrix.getWarpsPerCTA() == dotMatrix.getWarpsPerCTA() &&
-      dotMatrix.getWarpsPerCTA().size() == 2 &&
-      dotMatrix.getWarpsPerCTA()[1] == 1 &&
-      l.storageBytes(type.getElementType()) == 2) {
+      unit->takesRegisterOperand(toMatrixLayout(dotMatrix), opIdx,
+                                 l.storageBytes(type.getElementType()) * 8)) {
     FailureOr<DistLayout> layout = l.layoutOf(type, loc);
     if (failed(layout))
       return failure();
@@ -747,7 +852,7 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   if (load && !l.deferredLoads.contains(load))
     load = nullptr;
   FailureOr<OperandPlacement> placement =
-      placeOperand(l, convert, type, opIdx, load);
+      placeOperand(l, convert, type, result, load);
   if (failed(placement))
     return failure();
   int64_t offset = l.operandOffsets.lookup(result);
@@ -762,8 +867,9 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     if (failed(copyLoadToShared(l, load, placement->layout, async, addressOf)))
       return failure();
     if (async) {
-      l.hooks.buildAsyncCommit(b, loc);
-      l.hooks.buildAsyncWait(b, loc, 0);
+      const backend::AsyncCopy *copies = l.hooks.getAsyncCopy();
+      copies->buildCommit(b, loc);
+      copies->buildWait(b, loc, 0);
     }
   } else {
     const DistLayout &from = placement->layout;
@@ -792,21 +898,30 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
 
 FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
     DistLowerer &l, Location loc, const DistLayout &from,
-    ArrayRef<Value> values, Type elem, const DistLayout &to, int64_t opIdx) {
+    ArrayRef<Value> values, Type elem, const DistLayout &to, int64_t opIdx,
+    const backend::MatrixUnit &unit, const backend::MatrixLayout &layout) {
   OpBuilder &b = l.b;
-  if (from.getRank() != 2 || l.storageBytes(elem) != 2)
+  if (from.getRank() != 2 || l.storageBytes(elem) != 2 ||
+      layout.instrShape.size() != 2)
+    return failure();
+  // An instruction's fragment covers its M (A) or N (B) by 16 along K (two
+  // 8x8 matrices of 16-bit elements), the matrices in the fragment's
+  // register order: along M or N first, then along K.
+  int64_t mnBlock = layout.instrShape[opIdx == 0 ? 0 : 1];
+  int64_t mnMatrices = mnBlock / 8;
+  unsigned count = static_cast<unsigned>(mnMatrices * 2);
+  if (mnBlock % 8 != 0 || mnMatrices < 1 || count > 4)
     return failure();
   {
-    // Only when the target has the instruction (asked on a scratch block).
+    // Only when the family has the loads (asked on a scratch block).
     Block probe;
     OpBuilder builder(l.ctx);
     builder.setInsertionPointToStart(&probe);
     Value address = builder.create<LLVM::PoisonOp>(
         loc, l.sharedOperandBase ? l.sharedOperandBase.getType()
                                  : l.scratchBase.getType());
-    bool supported =
-        succeeded(l.hooks.buildSharedMatrixLoad(builder, loc, address, 4,
-                                                false));
+    bool supported = succeeded(
+        unit.buildSharedMatrixLoad(builder, loc, address, count, false));
     probe.dropAllDefinedValueUses();
     probe.clear();
     if (!supported)
@@ -829,7 +944,7 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
   l.stageRegisters(loc, from, values, elem, strides, contiguous);
   l.barrier(loc);
 
-  // This thread's warp offsets in |to| (lanes are ldmatrix's business).
+  // This thread's warp offsets in |to| (lanes are the matrix loads' business).
   SmallVector<Value> warpOffset(2, l.constI32(loc, 0));
   for (auto [bit, basis] : llvm::enumerate(to.warpBases))
     for (int64_t d = 0; d < 2; ++d)
@@ -848,26 +963,19 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
   bool transpose = contiguous != kDim;
   int64_t mnDim = 1 - kDim;
 
-  // The fragments: per 16 (A: rows) x 16 (K) block of A, four matrices
-  // (rows 0-7 / 8-15, K 0-7 / 8-15); per 16 (K) x 8 (N) block of B, two
-  // (K 0-7 / 8-15); an i32 of matrix i holds elements (g, 2t) and (g, 2t+1)
-  // of it, K along the columns.
+  // The fragments: per mnBlock x 16 (K) block, |count| matrices; an i32 of
+  // matrix i holds elements (g, 2t) and (g, 2t+1) of it, K along the
+  // columns.
   SmallVector<Value> result(to.getNumRegs());
-  int64_t mnBlock = opIdx == 0 ? 16 : 8;
-  unsigned count = opIdx == 0 ? 4 : 2;
   for (auto [r, coords] : llvm::enumerate(to.regOffsets)) {
     if (coords[mnDim] % mnBlock != 0 || coords[kDim] % 16 != 0)
       continue;
-    // Matrix i's origin relative to the block: A (8 (i % 2), 8 (i / 2)) in
-    // (rows, K); B (K 8 i).
+    // Matrix i's origin relative to the block: 8 (i % mnMatrices) along M
+    // or N, 8 (i / mnMatrices) along K.
     auto origin = [&](int64_t i) {
       Coords c(coords);
-      if (opIdx == 0) {
-        c[mnDim] += 8 * (i % 2);
-        c[kDim] += 8 * (i / 2);
-      } else {
-        c[kDim] += 8 * i;
-      }
+      c[mnDim] += 8 * (i % mnMatrices);
+      c[kDim] += 8 * (i / mnMatrices);
       return c;
     };
     // This lane's row address: matrix (lane / 8)'s row (lane % 8) runs along
@@ -895,7 +1003,7 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
         b.create<arith::MulIOp>(loc, lane[other], l.constI32(loc, stride)));
     Value address = l.sharedAddress(loc, 0, elem, index);
     FailureOr<SmallVector<Value>> loaded =
-        l.hooks.buildSharedMatrixLoad(b, loc, address, count, transpose);
+        unit.buildSharedMatrixLoad(b, loc, address, count, transpose);
     if (failed(loaded))
       return failure();
     auto pairType = VectorType::get({2}, l.storageType(elem));

@@ -87,24 +87,7 @@ int64_t DistLayout::getRunLength(int64_t dim, int64_t limit) const {
 namespace {
 
 /// Bases of a layout under construction, before registers are expanded.
-struct Bases {
-  SmallVector<int64_t, 4> shape;
-  SmallVector<Coords> reg, lane, warp;
-
-  /// Appends bases for |count| (a power of 2) more elements along |dim| to
-  /// |list|: the next power of two of the dimension each, or zero once the
-  /// dimension is covered (replication).
-  void add(SmallVector<Coords> &list, SmallVector<int64_t> &covered,
-           int64_t dim, int64_t count) {
-    for (int64_t i = 1; i < count; i *= 2) {
-      Coords basis(shape.size(), 0);
-      if (covered[dim] < shape[dim])
-        basis[dim] = covered[dim];
-      covered[dim] *= 2;
-      list.push_back(basis);
-    }
-  }
-};
+using Bases = backend::LinearLayout;
 
 Bases blockedBases(ArrayRef<int64_t> shape, ArrayRef<int64_t> sizePerThread,
                    ArrayRef<int64_t> threadsPerWarp,
@@ -134,134 +117,29 @@ void dropDim(Bases &bases, int64_t dim) {
       c.erase(c.begin() + dim);
 }
 
-/// Appends |count| (a power of 2) zero bases to |list|: threads that hold
-/// the same elements.
-void addZeros(Bases &bases, SmallVector<Coords> &list, int64_t count) {
-  for (int64_t i = 1; i < count; i *= 2)
-    list.push_back(Coords(bases.shape.size(), 0));
-}
-
-/// The "nvidia.mma" version 2 family (PTX mma.sync m16n8k16 on 16-bit
-/// inputs): the accumulator (|opIdx| -1) or operand |opIdx| of a dot whose
-/// accumulator spreads warps as |warps|. With g = lane / 4, t = lane % 4, a
-/// warp's fragments are: C c0..c3 at (g, 2t + {0,1}), (g + 8, 2t + {0,1});
-/// A a0..a7 at (g, 2t + {0,1}), (g + 8, ..), (g, 2t + 8 + {0,1}),
-/// (g + 8, 2t + 8 + ..); B b0..b3 at (k = 2t + {0,1}, n = g),
-/// (k = 2t + 8 + {0,1}, g). Warps tile M first, then N, then the batch;
-/// repetitions cover the rest. Register order follows the fragments.
-FailureOr<Bases> mmaV2Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
-                            int64_t opIdx, int64_t kWidth, Location loc) {
-  // |kWidth| operand elements per 32-bit register along K: 2 for 16-bit
-  // types (m16n8k16), 1 for tf32 (m16n8k8), 4 for 8-bit integers
-  // (m16n8k32); the instruction's K is 8 x kWidth.
-  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
-    kWidth = 2;
-  int64_t rank = shape.size();
-  if ((rank != 2 && rank != 3) ||
-      static_cast<int64_t>(warps.size()) != rank)
-    return emitError(loc) << "an nvidia.mma layout has rank 2 or 3";
-  Bases bases;
-  bases.shape.assign(shape.begin(), shape.end());
-  SmallVector<int64_t> covered(rank, 1);
-  int64_t m = rank - 2, n = rank - 1, batch = rank == 3 ? 0 : -1;
-  int64_t wm = warps[m], wn = warps[n], wb = batch >= 0 ? warps[batch] : 1;
-  auto batchWarps = [&] {
-    if (batch >= 0)
-      bases.add(bases.warp, covered, batch, wb);
-  };
-  auto reps = [&](ArrayRef<int64_t> dims) {
-    for (int64_t d : dims)
-      if (covered[d] < shape[d])
-        bases.add(bases.reg, covered, d, shape[d] / covered[d]);
-  };
-  if (opIdx < 0) {
-    bases.add(bases.reg, covered, n, 2);
-    bases.add(bases.lane, covered, n, 4);
-    bases.add(bases.lane, covered, m, 8);
-    bases.add(bases.reg, covered, m, 2);
-    bases.add(bases.warp, covered, m, wm);
-    bases.add(bases.warp, covered, n, wn);
-    batchWarps();
-    reps({n, m});
-  } else if (opIdx == 0) {
-    int64_t k = n; // A is [.., M, K]
-    bases.add(bases.reg, covered, k, kWidth);
-    bases.add(bases.lane, covered, k, 4);
-    bases.add(bases.lane, covered, m, 8);
-    bases.add(bases.reg, covered, m, 2);
-    bases.add(bases.reg, covered, k, 2);
-    bases.add(bases.warp, covered, m, wm);
-    addZeros(bases, bases.warp, wn);
-    batchWarps();
-    reps({k, m});
-  } else {
-    int64_t k = m, cols = n; // B is [.., K, N]
-    bases.add(bases.reg, covered, k, kWidth);
-    bases.add(bases.lane, covered, k, 4);
-    bases.add(bases.lane, covered, cols, 8);
-    bases.add(bases.reg, covered, k, 2);
-    addZeros(bases, bases.warp, wm);
-    bases.add(bases.warp, covered, cols, wn);
-    batchWarps();
-    reps({k, cols});
-  }
-  if (batch >= 0)
-    reps({batch});
-  return bases;
-}
-
-/// The "nvidia.mma" version 3 family (PTX wgmma.mma_async m64nNk16): the
-/// accumulator of a dot whose warps spread as |warps| (M a multiple of 4:
-/// warp groups) with instructions |instrN| wide. A warp holds 16 rows of
-/// its group's 64; within them, register 4j + {0,1,2,3} of lane (g, t) is
-/// (g, 8j + 2t + {0,1}) and (g + 8, 8j + 2t + {0,1}): wgmma's own register
-/// order. The warps of a group go along M, then groups along M, then N;
-/// repetitions cover the rest. The operands live in shared memory.
-FailureOr<Bases> mmaV3Bases(ArrayRef<int64_t> shape, ArrayRef<int64_t> warps,
-                            int64_t instrN, int64_t opIdx, Location loc) {
-  if (shape.size() != 2 || warps.size() != 2)
-    return emitError(loc) << "an nvidia.mma v3 layout has rank 2";
-  if (opIdx >= 0)
-    return emitError(loc) << "the operands of an nvidia.mma v3 (wgmma) dot "
-                             "live in shared memory, not in registers";
-  if (warps[0] % 4 != 0 || instrN % 8 != 0)
-    return emitError(loc) << "an nvidia.mma v3 layout needs warp groups "
-                             "along M and instructions a multiple of 8 wide";
-  Bases bases;
-  bases.shape.assign(shape.begin(), shape.end());
-  SmallVector<int64_t> covered(2, 1);
-  bases.add(bases.reg, covered, 1, 2);
-  bases.add(bases.lane, covered, 1, 4);
-  bases.add(bases.lane, covered, 0, 8);
-  bases.add(bases.reg, covered, 0, 2);
-  bases.add(bases.reg, covered, 1, instrN / 8);
-  bases.add(bases.warp, covered, 0, warps[0]);
-  bases.add(bases.warp, covered, 1, warps[1]);
-  for (int64_t d : {1, 0})
-    if (covered[d] < shape[d])
-      bases.add(bases.reg, covered, d, shape[d] / covered[d]);
-  return bases;
-}
-
-/// The bases of matrix layout |matrix|'s accumulator (opIdx -1) or operand.
-FailureOr<Bases> matrixBases(tile::MatrixLayoutAttr matrix,
+/// The bases of matrix layout |matrix|'s accumulator (opIdx -1) or operand,
+/// from the family of its kind.
+FailureOr<Bases> matrixBases(const DistLowerer &l,
+                             tile::MatrixLayoutAttr matrix,
                              ArrayRef<int64_t> shape, int64_t opIdx,
                              int64_t kWidth, Location loc) {
-  if (matrix.getKind() == "nvidia.mma" && !matrix.getVersion().empty() &&
-      matrix.getVersion().front() == 2 &&
-      matrix.getInstrShape() == ArrayRef<int64_t>{16, 8})
-    return mmaV2Bases(shape, matrix.getWarpsPerCTA(), opIdx, kWidth, loc);
-  if (matrix.getKind() == "nvidia.mma" && !matrix.getVersion().empty() &&
-      matrix.getVersion().front() == 3 && matrix.getInstrShape().size() == 2)
-    return mmaV3Bases(shape, matrix.getWarpsPerCTA(),
-                      matrix.getInstrShape()[1], opIdx, loc);
-  return emitError(loc) << "the generic lowering does not distribute the "
-                           "matrix-unit layout "
-                        << matrix << " (it knows nvidia.mma v2 16x8 and v3)";
+  const backend::MatrixUnit *unit = l.getMatrixUnit(matrix, loc);
+  if (!unit)
+    return failure();
+  std::string error;
+  FailureOr<Bases> bases = unit->getLinearLayout(toMatrixLayout(matrix), shape,
+                                                 opIdx, kWidth, error);
+  if (failed(bases))
+    return emitError(loc) << "the matrix unit " << matrix.getKind()
+                          << " does not distribute " << matrix << ": " << error;
+  if (ArrayRef<int64_t>(bases->shape) != shape)
+    return emitError(loc) << "the matrix unit " << matrix.getKind()
+                          << " laid out a tile of another shape";
+  return bases;
 }
 
-FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
-                         Location loc) {
+FailureOr<Bases> basesOf(const DistLowerer &l, Attribute layout,
+                         ArrayRef<int64_t> shape, Location loc) {
   if (auto blocked = dyn_cast<tile::BlockedLayoutAttr>(layout)) {
     if (blocked.getRank() != static_cast<int64_t>(shape.size()))
       return emitError(loc) << "layout rank does not match the tile's";
@@ -275,7 +153,7 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
     if (dim > static_cast<int64_t>(shape.size()))
       return emitError(loc) << "slice dimension out of range";
     parentShape.insert(parentShape.begin() + dim, 1);
-    FailureOr<Bases> parent = basesOf(slice.getParent(), parentShape, loc);
+    FailureOr<Bases> parent = basesOf(l, slice.getParent(), parentShape, loc);
     if (failed(parent))
       return failure();
     dropDim(*parent, dim);
@@ -283,7 +161,7 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
   }
   if (auto operand = dyn_cast<tile::DotOperandLayoutAttr>(layout)) {
     if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(operand.getParent()))
-      return matrixBases(matrix, shape, operand.getOpIdx(),
+      return matrixBases(l, matrix, shape, operand.getOpIdx(),
                          operand.getKWidth(), loc);
     if (!isa<tile::BlockedLayoutAttr>(operand.getParent()))
       return emitError(loc) << "a dot operand of the parent layout "
@@ -296,7 +174,7 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
     int64_t kDim = operand.getOpIdx() == 0 ? rank - 1 : rank - 2;
     SmallVector<int64_t> parentShape(shape);
     parentShape[kDim] = 1;
-    FailureOr<Bases> parent = basesOf(operand.getParent(), parentShape, loc);
+    FailureOr<Bases> parent = basesOf(l, operand.getParent(), parentShape, loc);
     if (failed(parent))
       return failure();
     parent->shape[kDim] = shape[kDim];
@@ -310,7 +188,7 @@ FailureOr<Bases> basesOf(Attribute layout, ArrayRef<int64_t> shape,
     return parent;
   }
   if (auto matrix = dyn_cast<tile::MatrixLayoutAttr>(layout))
-    return matrixBases(matrix, shape, -1, 0, loc);
+    return matrixBases(l, matrix, shape, -1, 0, loc);
   return emitError(loc) << "not a distributed layout: " << layout;
 }
 
@@ -338,6 +216,29 @@ DistLayout expand(const Bases &bases) {
 
 } // namespace
 
+backend::MatrixLayout
+tegula::lowering::toMatrixLayout(tile::MatrixLayoutAttr matrix) {
+  backend::MatrixLayout layout;
+  layout.kind = matrix.getKind().str();
+  layout.version.assign(matrix.getVersion().begin(), matrix.getVersion().end());
+  layout.warpsPerCTA.assign(matrix.getWarpsPerCTA().begin(),
+                            matrix.getWarpsPerCTA().end());
+  layout.instrShape.assign(matrix.getInstrShape().begin(),
+                           matrix.getInstrShape().end());
+  return layout;
+}
+
+const backend::MatrixUnit *
+DistLowerer::getMatrixUnit(tile::MatrixLayoutAttr matrix, Location loc) const {
+  const backend::MatrixUnit *unit = matrixUnits.lookup(matrix.getKind());
+  if (!unit)
+    emitError(loc) << "the generic lowering does not distribute the "
+                      "matrix-unit layout "
+                   << matrix << ": no matrix unit of kind '" << matrix.getKind()
+                   << "' is registered";
+  return unit;
+}
+
 FailureOr<DistLayout> DistLowerer::layoutOf(RankedTensorType type,
                                             Location loc) {
   auto cached = layoutCache.find(type);
@@ -361,7 +262,7 @@ FailureOr<DistLayout> DistLowerer::layoutOf(RankedTensorType type,
                          widen(blocked.threadsPerWarp),
                          widen(blocked.warpsPerBlock), widen(blocked.order));
   } else {
-    bases = basesOf(encoding, type.getShape(), loc);
+    bases = basesOf(*this, encoding, type.getShape(), loc);
   }
   if (failed(bases))
     return failure();

@@ -2,6 +2,8 @@
 
 #include "DistLowering.h"
 
+#include "tegula/BackendKit/AsyncCopy.h"
+
 #include "llvm/ADT/MapVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -9,10 +11,18 @@ using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
 
+/// The registry of a compile that passes none.
+static const backend::MatrixUnitRegistry &noMatrixUnits() {
+  static const backend::MatrixUnitRegistry none;
+  return none;
+}
+
 DistLowerer::DistLowerer(ModuleOp module, const backend::TargetHooks &hooks,
-                         const ModuleAxisInfo &axisInfo, unsigned numWarps)
-    : Lowerer(module, hooks, axisInfo), numWarps(numWarps),
-      warpSize(hooks.getWarpSize()) {}
+                         const ModuleAxisInfo &axisInfo, unsigned numWarps,
+                         const backend::MatrixUnitRegistry *matrixUnits)
+    : Lowerer(module, hooks, axisInfo),
+      matrixUnits(matrixUnits ? *matrixUnits : noMatrixUnits()),
+      numWarps(numWarps), warpSize(hooks.getWarpSize()) {}
 
 SmallVector<Value> DistLowerer::flatten(ValueRange olds) {
   SmallVector<Value> result;
@@ -103,7 +113,8 @@ LogicalResult lowerFor(DistLowerer &l, scf::ForOp op) {
   // filling) land before anything else uses shared memory.
   if (llvm::any_of(l.asyncLoads,
                    [&](auto &entry) { return entry.second.loop == op; })) {
-    l.hooks.buildAsyncWait(l.b, op.getLoc(), 0);
+    if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
+      copies->buildWait(l.b, op.getLoc(), 0);
     l.barrier(op.getLoc());
   }
   return success();
@@ -294,7 +305,7 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
   // copies landed) share one area.
   llvm::MapVector<Operation *, SmallVector<tile::ConvertLayoutOp>> groups;
   kernel.walk([&](tile::ConvertLayoutOp convert) {
-    if (!isSharedMatrixOperand(convert.getType()))
+    if (!isSharedMatrixOperand(convert.getType(), l.matrixUnits))
       return;
     Operation *outermost = nullptr;
     for (Operation *parent = convert->getParentOp(); parent != kernel;
@@ -329,7 +340,7 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
       return;
     Operation *user = *load->getUsers().begin();
     if (!isa<tile::ConvertLayoutOp>(user) ||
-        !isSharedMatrixOperand(user->getResult(0).getType()) ||
+        !isSharedMatrixOperand(user->getResult(0).getType(), l.matrixUnits) ||
         user->getBlock() != load->getBlock())
       return;
     for (Operation *op = load->getNextNode(); op != user;
@@ -339,7 +350,8 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
     l.deferredLoads.insert(load);
   });
   kernel.walk([&](tile::ConvertLayoutOp convert) {
-    if (!convert->hasOneUse() || isSharedMatrixOperand(convert.getType()))
+    if (!convert->hasOneUse() ||
+        isSharedMatrixOperand(convert.getType(), l.matrixUnits))
       return;
     auto store = dyn_cast<tile::StoreOp>(*convert->getUsers().begin());
     if (store && store.getValue() == convert.getResult() &&

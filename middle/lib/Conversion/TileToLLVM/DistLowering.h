@@ -17,7 +17,12 @@
 // conversions, shape ops whose registers do not line up, dot operands - goes
 // through shared memory from TargetHooks::buildScratchBase: write, barrier,
 // read, barrier (every staging starts at offset 0; the kernel's shared
-// memory is the largest staging). Files:
+// memory is the largest staging).
+//
+// A `#tile.matrix` layout belongs to the matrix-unit family of its kind
+// (tegula/BackendKit/MatrixUnit.h), found in the registry the target passes
+// (LoweringOptions::matrixUnits): the family gives the layout's bases and
+// the dot's instructions; this lowering knows no family by name. Files:
 //   DistLayout.cpp       layouts to DistLayout, thread coordinates, staging
 //   DistLowering.cpp     walking, control flow, the entry
 //   DistElementwise.cpp  constants, splat, make_range, elementwise ops
@@ -25,7 +30,9 @@
 //   DistReduceScan.cpp   reduce (registers, shuffles, warps), scan
 //   DistShape.cpp        convert_layout, broadcast, expand_dims, reshape,
 //                        trans, join, split, cat, gather, histogram
-//   DistDot.cpp          tl.dot as fused multiply-adds per thread
+//   DistDot.cpp          tl.dot: fused multiply-adds per thread, or a
+//                        matrix unit's instructions (operands in
+//                        registers or in swizzled shared memory)
 //   DistDebug.cpp        print, assert, debug_barrier
 //
 //===----------------------------------------------------------------------===//
@@ -34,6 +41,8 @@
 #define TEGULA_LIB_CONVERSION_TILETOLLVM_DISTLOWERING_H
 
 #include "LoweringImpl.h"
+
+#include "tegula/BackendKit/MatrixUnit.h"
 
 #include <map>
 
@@ -81,9 +90,13 @@ struct DistLayout {
 /// scratch for them).
 class DistLowerer : public Lowerer {
 public:
+  /// |matrixUnits| null: no matrix-unit family.
   DistLowerer(mlir::ModuleOp module, const backend::TargetHooks &hooks,
-              const ModuleAxisInfo &axisInfo, unsigned numWarps);
+              const ModuleAxisInfo &axisInfo, unsigned numWarps,
+              const backend::MatrixUnitRegistry *matrixUnits);
 
+  /// The matrix-unit families of the compile.
+  const backend::MatrixUnitRegistry &matrixUnits;
   unsigned numWarps;
   unsigned warpSize;
   /// The registers of each tile value.
@@ -102,8 +115,9 @@ public:
   uint64_t sharedBytes = 0;
 
   /// A dot operand kept in shared memory for a matrix unit that reads it
-  /// there (nvidia.mma v3): a swizzled tile (see SharedMatrixOperand in
-  /// TargetHooks.h) at byte |offset| of the operand area.
+  /// there (MatrixUnit::readsSharedOperands): a swizzled tile (see
+  /// SharedMatrixOperand in MatrixUnit.h) at byte |offset| of the operand
+  /// area.
   struct SharedOperand {
     int64_t offset = 0;
     /// i32: the byte offset when it is only known at run time (a buffer of a
@@ -114,9 +128,9 @@ public:
     int64_t swizzleBytes = 128;
     /// The tile's extent along the other dimension.
     int64_t rows = 0;
-    /// An A operand left in registers instead (wgmma reads A from
-    /// registers): the accumulator layout of an earlier dot and its
-    /// registers; nothing is in shared memory then.
+    /// An A operand left in registers instead (the family takes it there,
+    /// MatrixUnit::takesRegisterOperand): the accumulator layout of an
+    /// earlier dot and its registers; nothing is in shared memory then.
     std::optional<DistLayout> registerLayout;
     llvm::SmallVector<mlir::Value> registers;
   };
@@ -159,9 +173,14 @@ public:
   uint64_t operandBytes = 0;
 
   // --- Layouts --------------------------------------------------------------
+  /// The family of |matrix|'s kind, or null (after an error at |loc|) when
+  /// none is registered.
+  const backend::MatrixUnit *getMatrixUnit(tile::MatrixLayoutAttr matrix,
+                                           mlir::Location loc) const;
   /// The DistLayout of tile type |type| (its encoding, or the default
   /// blocked layout); failure (reported at |loc|) for layouts this lowering
-  /// does not distribute (matrix-unit layouts).
+  /// does not distribute (matrix-unit layouts of no registered family, or
+  /// that their family refuses).
   mlir::FailureOr<DistLayout> layoutOf(mlir::RankedTensorType type,
                                        mlir::Location loc);
   /// Per dimension, the i32 coordinate contributed by this thread's lane
@@ -264,15 +283,19 @@ llvm::DenseMap<mlir::Value, int64_t> findAsyncOperandLoads(DistLowerer &l,
 mlir::LogicalResult lowerAsyncOperandLoad(DistLowerer &l, tile::LoadOp load);
 
 /// The registers of a 2-D tile of 16-bit |elem| (|values| in layout |from|)
-/// in |to|, the nvidia.mma v2 layout of operand |opIdx|: staged in shared
-/// memory and read back as whole fragments with
-/// TargetHooks::buildSharedMatrixLoad (ldmatrix). Failure, with nothing
-/// built, when the target has no such loads or the shapes do not fit.
-mlir::FailureOr<llvm::SmallVector<mlir::Value>>
-convertToMatrixFragments(DistLowerer &l, mlir::Location loc,
-                         const DistLayout &from,
-                         llvm::ArrayRef<mlir::Value> values, mlir::Type elem,
-                         const DistLayout &to, int64_t opIdx);
+/// in |to|, the layout of operand |opIdx| of |layout| (a family |unit| that
+/// reads operands from registers): staged in shared memory and read back
+/// as whole fragments with MatrixUnit::buildSharedMatrixLoad. Failure, with
+/// nothing built, when the family has no such loads or the shapes do not
+/// fit.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>> convertToMatrixFragments(
+    DistLowerer &l, mlir::Location loc, const DistLayout &from,
+    llvm::ArrayRef<mlir::Value> values, mlir::Type elem, const DistLayout &to,
+    int64_t opIdx, const backend::MatrixUnit &unit,
+    const backend::MatrixLayout &layout);
+
+/// |matrix|'s parameters as the matrix-unit interface takes them.
+backend::MatrixLayout toMatrixLayout(tile::MatrixLayoutAttr matrix);
 
 /// Stores the source of |convert| (a convert_layout to a shared matrix
 /// operand) to its place in the operand area (DistDot.cpp).

@@ -3,13 +3,15 @@
 // Each thread accesses its own registers. Registers that the layout makes
 // consecutive along one dimension, and that the axis analysis proves
 // contiguous and aligned in memory (with a mask constant over them), are one
-// vector access of up to 16 bytes (ld.global.v4 on NVIDIA); a masked access
+// vector access of up to 16 bytes (one 128-bit load); a masked access
 // is a branch around it, masked-off loads reading |other| (zero without
 // one). Stores and atomics act in one thread of each group of replicas.
 //
 //===----------------------------------------------------------------------===//
 
 #include "DistLowering.h"
+
+#include "tegula/BackendKit/AsyncCopy.h"
 
 #include "llvm/ADT/bit.h"
 
@@ -503,11 +505,12 @@ LogicalResult tegula::lowering::copyLoadToShared(
   Type memType = width == 1 ? storage : VectorType::get({width}, storage);
   // Asynchronous copies zero-fill masked-off elements: only without
   // |other| (or with a zero one).
-  async = op.hasZeroOther() && !op.getIsVolatile();
+  const backend::AsyncCopy *copies = l.hooks.getAsyncCopy();
+  async = copies && op.hasZeroOther() && !op.getIsVolatile();
   auto copy = [&](int64_t r, Value address, Value mask) -> LogicalResult {
     Value destination = sharedAddress(l.regCoords(loc, layout, r));
-    if (async && succeeded(l.hooks.buildAsyncCopy(b, loc, destination, address,
-                                                  width * elemBytes, mask)))
+    if (async && succeeded(copies->buildCopy(b, loc, destination, address,
+                                             width * elemBytes, mask)))
       return success();
     if (async && r != 0)
       return l.unsupported(op, "the target's asynchronous copies failed "

@@ -339,7 +339,7 @@ std::optional<LogicalResult>
 tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
   Location loc = op->getLoc();
   if (isa<tile::ConvertLayoutOp>(op)) {
-    if (isSharedMatrixOperand(op->getResult(0).getType()))
+    if (isSharedMatrixOperand(op->getResult(0).getType(), l.matrixUnits))
       return lowerSharedMatrixOperand(l, op);
     if (l.deferredConverts.contains(op)) {
       // Its block-pointer store takes the source's registers.
@@ -352,17 +352,24 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
         l.layoutOf(cast<RankedTensorType>(op->getResult(0).getType()), loc);
     if (failed(from) || failed(to))
       return failure();
-    // mma.sync operands of 16-bit elements: whole fragments with ldmatrix
-    // where the target has it and the registers do not line up already.
+    // Register operands of a matrix unit, 16-bit elements: whole fragments
+    // with the family's matrix loads where it has them and the registers do
+    // not line up already.
     auto operand = dyn_cast_or_null<tile::DotOperandLayoutAttr>(
         cast<RankedTensorType>(op->getResult(0).getType()).getEncoding());
     auto matrix = operand ? dyn_cast<tile::MatrixLayoutAttr>(operand.getParent())
                           : nullptr;
-    if (matrix && !from->sameThreadPart(*to) &&
-        matrix.getVersion() == ArrayRef<int64_t>{2}) {
+    // (layoutOf(to) succeeded: the family is registered.)
+    const backend::MatrixUnit *unit =
+        matrix ? l.matrixUnits.lookup(matrix.getKind()) : nullptr;
+    backend::MatrixLayout layout;
+    if (unit)
+      layout = toMatrixLayout(matrix);
+    if (unit && !from->sameThreadPart(*to) &&
+        !unit->readsSharedOperands(layout)) {
       FailureOr<SmallVector<Value>> fragments = convertToMatrixFragments(
-          l, loc, *from, l.regsOf(op->getOperand(0)),
-          srcType.getElementType(), *to, operand.getOpIdx());
+          l, loc, *from, l.regsOf(op->getOperand(0)), srcType.getElementType(),
+          *to, operand.getOpIdx(), *unit, layout);
       if (succeeded(fragments)) {
         l.setRegs(op->getResult(0), *fragments);
         return success();

@@ -7,7 +7,8 @@
 // of B's row k and four broadcast elements of A. Operands are converted to
 // the accumulator type first (f16/bf16 to f32, i8 to i32); an f16 or bf16
 // accumulator is computed in f32 and rounded when stored. Matrix units are
-// a target's business (LayoutPolicy::selectMatrixInstruction).
+// the distributed lowering's, through a target's families (DistDot.cpp,
+// tegula/BackendKit/MatrixUnit.h).
 //
 //===----------------------------------------------------------------------===//
 

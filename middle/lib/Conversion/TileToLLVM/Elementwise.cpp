@@ -153,7 +153,7 @@ Value decodeFp8(Lowerer &l, Location loc, Value bits8, Fp8Format f) {
 }
 
 /// f32 -> fp8 bits (an i8 chunk), rounding to nearest even and saturating
-/// to the largest finite value (as Triton's cvt.rn.satfinite on NVIDIA);
+/// to the largest finite value (as Triton's satfinite conversions);
 /// NaN stays NaN.
 Value encodeFp8(Lowerer &l, Location loc, Value x, Fp8Format f) {
   OpBuilder &b = l.b;

@@ -655,7 +655,7 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   if (auto warps = module->getAttrOfType<IntegerAttr>("tile.num_warps"))
     result.numWarps = warps.getInt();
   // The distributed lowerer is also the one-thread lowerer (its base).
-  DistLowerer l(module, hooks, axisInfo, result.numWarps);
+  DistLowerer l(module, hooks, axisInfo, result.numWarps, options.matrixUnits);
   l.functionName = kernel.getSymName().str();
 
   // The signature: the kernel's arguments, then the target's context.

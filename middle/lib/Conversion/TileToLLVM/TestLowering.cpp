@@ -10,12 +10,22 @@
 // distributed) the context has a fourth field, the i32 thread id; warps are
 // `warp-size` threads, barriers call `@test_barrier()` and shuffles
 // `@test_shuffle_xor(value, offset)` (and _up, _down, _idx), whose results
-// are the exchanged values, and "nvidia.mma" instructions `@test_mma(a...,
-// b..., c...)`. Scratch is then the shared memory.
+// are the exchanged values. Scratch is then the shared memory.
+//
+// Matrix units: the families registered with the pass
+// (registerTileToLLVMTestPass; tegula-opt registers those of the plugins it
+// is built with) lay out `#tile.matrix` tiles and dots as in a compile, but
+// build no instruction: an instruction of the family of kind "vendor.unit"
+// on register fragments is `@test_unit(a..., b..., c...)` returning the D
+// fragment as a struct, and the family's other instructions (matrix loads,
+// shared-operand groups) are refused, so the lowering takes its portable
+// paths.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringImpl.h"
+
+#include "tegula/BackendKit/MatrixUnit.h"
 
 #include "mlir/Pass/Pass.h"
 
@@ -129,26 +139,6 @@ public:
     return result ? call.getResult() : Value();
   }
 
-  /// "nvidia.mma" fragments to `@test_mma(a..., b..., c...)` returning
-  /// the D fragment as a struct.
-  FailureOr<SmallVector<Value>>
-  buildMatrixMultiply(OpBuilder &b, Location loc, StringRef kind,
-                      ArrayRef<int64_t>, ArrayRef<int64_t>, ValueRange a,
-                      ValueRange bValues, ValueRange c) const override {
-    if (!distributed || kind != "nvidia.mma")
-      return failure();
-    SmallVector<Value> args(a);
-    args.append(bValues.begin(), bValues.end());
-    args.append(c.begin(), c.end());
-    SmallVector<Type> fields(c.getTypes());
-    Type result = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-    Value d = callHook(b, loc, "test_mma", args, result);
-    SmallVector<Value> values;
-    for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
-      values.push_back(
-          b.create<LLVM::ExtractValueOp>(loc, d, ArrayRef<int64_t>{i}));
-    return values;
-  }
   LogicalResult buildPrint(OpBuilder &b, Location loc, StringRef,
                            Value index, Value value, bool,
                            bool) const override {
@@ -167,12 +157,89 @@ public:
   }
 };
 
+/// A registered family as the tests see it: its layouts and rules (every
+/// query of MatrixUnit forwarded), with its instructions on register
+/// fragments replaced by calls to `@test_<unit>` (TestTargetHooks::callHook)
+/// and its other instructions refused (the defaults).
+class TestMatrixUnit : public backend::MatrixUnit {
+public:
+  TestMatrixUnit(const backend::MatrixUnit &unit, const TestTargetHooks &hooks)
+      : unit(unit), hooks(hooks) {}
+
+  StringRef getKind() const override { return unit.getKind(); }
+  std::optional<backend::MatrixInstruction>
+  selectInstruction(const backend::DotProblem &dot) const override {
+    return unit.selectInstruction(dot);
+  }
+  backend::MatrixLayout getResultLayout(ArrayRef<int64_t> shape,
+                                        const backend::MatrixInstruction &instr,
+                                        unsigned numWarps) const override {
+    return unit.getResultLayout(shape, instr, numWarps);
+  }
+  FailureOr<backend::LinearLayout>
+  getLinearLayout(const backend::MatrixLayout &layout, ArrayRef<int64_t> shape,
+                  int64_t opIdx, int64_t kWidth,
+                  std::string &error) const override {
+    return unit.getLinearLayout(layout, shape, opIdx, kWidth, error);
+  }
+  FailureOr<int64_t> getInstructionK(const backend::MatrixLayout &layout,
+                                     Type a, Type b, Type acc,
+                                     std::string &error) const override {
+    return unit.getInstructionK(layout, a, b, acc, error);
+  }
+  bool readsSharedOperands(const backend::MatrixLayout &layout) const override {
+    return unit.readsSharedOperands(layout);
+  }
+  FailureOr<int64_t>
+  getSharedOperandSwizzle(const backend::MatrixLayout &layout, int64_t extent,
+                          int64_t rows, unsigned elementBits,
+                          std::string &error) const override {
+    return unit.getSharedOperandSwizzle(layout, extent, rows, elementBits,
+                                        error);
+  }
+  int64_t
+  getWarpsPerInstruction(const backend::MatrixLayout &layout) const override {
+    return unit.getWarpsPerInstruction(layout);
+  }
+  bool takesRegisterOperand(const backend::MatrixLayout &layout, int64_t opIdx,
+                            unsigned elementBits) const override {
+    return unit.takesRegisterOperand(layout, opIdx, elementBits);
+  }
+
+  /// `@test_<unit>(a..., b..., c...)`, the part of the kind after its
+  /// vendor naming the call.
+  FailureOr<SmallVector<Value>> buildMultiply(OpBuilder &b, Location loc,
+                                              const backend::MatrixLayout &,
+                                              ValueRange a, ValueRange bValues,
+                                              ValueRange c) const override {
+    SmallVector<Value> args(a);
+    args.append(bValues.begin(), bValues.end());
+    args.append(c.begin(), c.end());
+    SmallVector<Type> fields(c.getTypes());
+    Type result = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+    std::string name = "test_" + getKind().rsplit('.').second.str();
+    Value d = hooks.callHook(b, loc, name, args, result);
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < static_cast<int64_t>(c.size()); ++i)
+      values.push_back(
+          b.create<LLVM::ExtractValueOp>(loc, d, ArrayRef<int64_t>{i}));
+    return values;
+  }
+
+private:
+  const backend::MatrixUnit &unit;
+  const TestTargetHooks &hooks;
+};
+
 struct TestLowerToLLVMPass
     : public PassWrapper<TestLowerToLLVMPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestLowerToLLVMPass)
-  TestLowerToLLVMPass() = default;
+  explicit TestLowerToLLVMPass(const backend::MatrixUnitRegistry *units)
+      : units(units) {}
   TestLowerToLLVMPass(const TestLowerToLLVMPass &other)
-      : PassWrapper(other) {}
+      : PassWrapper(other), units(other.units) {}
+  /// The families registered with the pass (null: none).
+  const backend::MatrixUnitRegistry *units = nullptr;
   Option<bool> polynomialMath{
       *this, "polynomial-math",
       llvm::cl::desc("f32 math as polynomial approximations "
@@ -195,9 +262,17 @@ struct TestLowerToLLVMPass
   }
   void runOnOperation() override {
     TestTargetHooks hooks(distributed, distributed ? warpSize : 1);
+    std::vector<std::unique_ptr<TestMatrixUnit>> wrapped;
+    backend::MatrixUnitRegistry testUnits;
+    if (units)
+      for (const backend::MatrixUnit *unit : units->getUnits()) {
+        wrapped.push_back(std::make_unique<TestMatrixUnit>(*unit, hooks));
+        testUnits.add(*wrapped.back());
+      }
     LoweringOptions options;
     options.polynomialMath = polynomialMath;
     options.distributed = distributed;
+    options.matrixUnits = &testUnits;
     FailureOr<LoweredKernel> kernel =
         lowerTileToLLVM(getOperation(), hooks, options);
     if (failed(kernel))
@@ -210,6 +285,8 @@ struct TestLowerToLLVMPass
 
 } // namespace
 
-void tegula::registerTileToLLVMTestPass() {
-  PassRegistration<TestLowerToLLVMPass>();
+void tegula::registerTileToLLVMTestPass(
+    const backend::MatrixUnitRegistry *units) {
+  PassRegistration<TestLowerToLLVMPass>(
+      [units] { return std::make_unique<TestLowerToLLVMPass>(units); });
 }

@@ -5,14 +5,14 @@
 // tile-remove-layout-conversions) propagates and converts layouts; a
 // target's LayoutPolicy answers the questions only the target can: the
 // blocked layout of a tile it loads or stores, and the matrix instruction a
-// `tl.dot` should use.
+// `tl.dot` should use - an instruction of one of the target's matrix-unit
+// families (MatrixUnit.h), which then lays out the dot.
 //
 // Status: used by middle/'s layout assignment (tegula::tile::assignLayouts,
 // coalesceMemoryOps), which turns these numbers into #tile.blocked /
 // #tile.matrix attributes. The interface grows with the GPU backends -
-// likely next: shared-memory swizzles, dot operand layouts, layouts for
-// reductions and scans - and, like TargetHooks, never crosses the plugin C
-// boundary.
+// likely next: layouts for reductions and scans - and, like TargetHooks,
+// never crosses the plugin C boundary.
 //
 // defaultBlockedLayout() is the rule Triton uses for coalesced global memory
 // access; most policies return it for loads and stores.
@@ -32,6 +32,8 @@
 #include <string>
 
 namespace tegula::backend {
+
+class MatrixUnit;
 
 /// A blocked (distributed) layout, Triton's BlockedEncoding as numbers: along
 /// each dimension d, a thread holds sizePerThread[d] contiguous elements, a
@@ -58,11 +60,11 @@ struct BlockedLayout {
 };
 
 /// One matrix-multiply instruction shape: D(m x n) += A(m x k) * B(k x n)
-/// computed by a warp (wgmma: a warp group) on |unit|.
+/// computed by a warp (or a group of warps) of the family |unit|.
 struct MatrixInstruction {
-  /// A tg_matrix_unit bit (TG_MATRIX_UNIT_NVIDIA_MMA, ..._AMD_MFMA, ...).
-  uint32_t unit = TG_MATRIX_UNIT_NONE;
-  /// The unit's generation where it has several (mma v2 / v3).
+  /// The family (owned by the backend, alive for the compile).
+  const MatrixUnit *unit = nullptr;
+  /// The family's version of its layouts, as it numbers them.
   unsigned version = 0;
   unsigned m = 0, n = 0, k = 0;
 };
@@ -70,6 +72,8 @@ struct MatrixInstruction {
 /// A `tl.dot` a policy is asked about.
 struct DotProblem {
   int64_t m = 0, n = 0, k = 0;
+  /// The extent of a leading batch dimension; 0 for a 2-D dot.
+  int64_t batch = 0;
   /// tg_scalar_type of the operands and of the accumulator.
   tg_scalar_type aType = TG_TYPE_F16;
   tg_scalar_type bType = TG_TYPE_F16;
@@ -103,7 +107,9 @@ public:
                                          unsigned contiguity) const;
 
   /// The matrix instruction for |dot|, or nothing for the fallback of scalar
-  /// fused multiply-adds (when the unit cannot take the types or shapes).
+  /// fused multiply-adds (when no family can take the types or shapes).
+  /// A policy usually asks its families in the order it prefers them
+  /// (MatrixUnit::selectInstruction).
   virtual std::optional<MatrixInstruction>
   selectMatrixInstruction(const DotProblem &dot) const = 0;
 };

@@ -39,6 +39,7 @@
 #include "llvm/Support/Error.h"
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -141,8 +142,9 @@ struct LayoutStageOptions {
   /// else |defaultStages|; 1 for none.
   unsigned numStages = 0;
   unsigned defaultStages = 3;
-  /// Which tile types are such operands (null: none; nothing is pipelined).
-  bool (*isSharedOperand)(mlir::Type) = nullptr;
+  /// Which tile types are such operands (empty: none; nothing is
+  /// pipelined).
+  std::function<bool(mlir::Type)> isSharedOperand;
 };
 
 /// Assigns every tile a layout from |policy| (tile::assignLayouts), moves

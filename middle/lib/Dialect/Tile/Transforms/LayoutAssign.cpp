@@ -32,6 +32,8 @@
 //===----------------------------------------------------------------------===//
 #include "LayoutSelection.h"
 
+#include "tegula/BackendKit/MatrixUnit.h"
+
 #include "tegula/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -668,18 +670,36 @@ LogicalResult LayoutAssignment::run() {
 struct TileAssignLayoutsPass
     : public tegula::tile::impl::TileAssignLayoutsBase<TileAssignLayoutsPass> {
   using TileAssignLayoutsBase::TileAssignLayoutsBase;
+  explicit TileAssignLayoutsPass(const backend::MatrixUnitRegistry *units)
+      : units(units) {}
 
   void runOnOperation() override {
-    if (!GenericLayoutPolicy::isKnownMatrixUnit(matrixUnit)) {
-      emitError(getOperation().getLoc())
-          << "unknown matrix-unit '" << matrixUnit
-          << "': expected nvidia.mma, amd.mfma or nothing";
-      return signalPassFailure();
+    const backend::MatrixUnit *unit = nullptr;
+    if (!matrixUnit.empty()) {
+      unit = units ? units->lookup(matrixUnit) : nullptr;
+      if (!unit) {
+        InFlightDiagnostic diag = emitError(getOperation().getLoc())
+                                  << "unknown matrix-unit '" << matrixUnit
+                                  << "': no matrix unit of that kind is "
+                                     "registered (registered: ";
+        if (!units || units->getUnits().empty())
+          diag << "none";
+        else
+          llvm::interleaveComma(units->getUnits(), diag,
+                                [&](const backend::MatrixUnit *known) {
+                                  diag << known->getKind();
+                                });
+        diag << ")";
+        return signalPassFailure();
+      }
     }
-    GenericLayoutPolicy policy(warpSize, maxAccessBytes, matrixUnit);
+    GenericLayoutPolicy policy(warpSize, maxAccessBytes, unit);
     if (failed(assignLayouts(getOperation(), policy, numWarps)))
       signalPassFailure();
   }
+
+  /// The families `matrix-unit` may name (null: none).
+  const backend::MatrixUnitRegistry *units = nullptr;
 };
 
 } // namespace
@@ -688,4 +708,17 @@ LogicalResult tegula::tile::assignLayouts(ModuleOp module,
                                           const backend::LayoutPolicy &policy,
                                           unsigned numWarps) {
   return LayoutAssignment(module, policy, numWarps).run();
+}
+
+void tegula::tile::registerTilePasses(
+    const backend::MatrixUnitRegistry &units) {
+  // The generated registerTilePasses() less tile-assign-layouts, which is
+  // registered with the families (a pass added to Passes.td is added here).
+  registerTileCoalesce();
+  registerTileCombine();
+  registerTileRemoveLayoutConversions();
+  registerTileTestAxisInfo();
+  mlir::registerPass([&units]() -> std::unique_ptr<mlir::Pass> {
+    return std::make_unique<TileAssignLayoutsPass>(&units);
+  });
 }

@@ -1,6 +1,8 @@
 //===- LayoutSelection.cpp - how the layout passes choose layouts ---------===//
 #include "LayoutSelection.h"
 
+#include "tegula/BackendKit/MatrixUnit.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/Sequence.h"
 
@@ -16,30 +18,16 @@ using namespace tegula::tile;
 
 GenericLayoutPolicy::GenericLayoutPolicy(unsigned warpSize,
                                          unsigned maxAccessBytes,
-                                         std::string matrixUnit)
+                                         const backend::MatrixUnit *matrixUnit)
     : warpSize(warpSize), maxAccessBytes(maxAccessBytes),
-      matrixUnit(std::move(matrixUnit)) {}
-
-bool GenericLayoutPolicy::isKnownMatrixUnit(StringRef unit) {
-  return unit.empty() || unit == "nvidia.mma" || unit == "amd.mfma";
-}
+      matrixUnit(matrixUnit) {}
 
 std::optional<backend::MatrixInstruction>
 GenericLayoutPolicy::selectMatrixInstruction(
     const backend::DotProblem &dot) const {
-  backend::MatrixInstruction instr;
-  if (matrixUnit == "nvidia.mma")
-    instr = {TG_MATRIX_UNIT_NVIDIA_MMA, 2, 16, 8, 16};
-  else if (matrixUnit == "amd.mfma")
-    instr = {TG_MATRIX_UNIT_AMD_MFMA, 3, 32, 32, 8};
-  else
+  if (!matrixUnit)
     return std::nullopt;
-  bool halfInputs = dot.aType == dot.bType &&
-                    (dot.aType == TG_TYPE_F16 || dot.aType == TG_TYPE_BF16);
-  if (!halfInputs || dot.accType != TG_TYPE_F32 || dot.m % instr.m ||
-      dot.n % instr.n || dot.k % instr.k)
-    return std::nullopt;
-  return instr;
+  return matrixUnit->selectInstruction(dot);
 }
 
 //===----------------------------------------------------------------------===//
@@ -123,49 +111,6 @@ std::optional<tg_scalar_type> toScalarType(Type type) {
   if (type.isInteger(64))
     return TG_TYPE_I64;
   return std::nullopt;
-}
-
-/// The `kind` of the #tile.matrix layout of instructions of |unit|.
-StringRef getMatrixKind(uint32_t unit) {
-  switch (unit) {
-  case TG_MATRIX_UNIT_NVIDIA_MMA:
-    return "nvidia.mma";
-  case TG_MATRIX_UNIT_NVIDIA_WGMMA:
-    return "nvidia.wgmma";
-  case TG_MATRIX_UNIT_AMD_MFMA:
-    return "amd.mfma";
-  case TG_MATRIX_UNIT_AMD_WMMA:
-    return "amd.wmma";
-  case TG_MATRIX_UNIT_INTEL_DPAS:
-    return "intel.dpas";
-  case TG_MATRIX_UNIT_X86_AMX:
-    return "x86.amx";
-  default:
-    return "";
-  }
-}
-
-/// Triton's split of |numWarps| warps over the M and N dimensions of a dot
-/// result of |shape| computed by instructions of |instr|'s shape: double the
-/// warps along M while it has at least as many instruction tiles per warp
-/// as N has pairs of them, else along N. A leading batch dimension gets one
-/// warp.
-SmallVector<int64_t> getMatrixWarps(ArrayRef<int64_t> shape,
-                                    const backend::MatrixInstruction &instr,
-                                    unsigned numWarps) {
-  size_t rank = shape.size();
-  int64_t m = shape[rank - 2], n = shape[rank - 1];
-  int64_t wm = 1, wn = 1;
-  while (wm * wn < numWarps) {
-    if (m / instr.m / wm >= n / (instr.n * 2) / wn && wm < m / instr.m)
-      wm *= 2;
-    else
-      wn *= 2;
-  }
-  SmallVector<int64_t> warps(rank, 1);
-  warps[rank - 2] = wm;
-  warps[rank - 1] = wn;
-  return warps;
 }
 
 /// Dimensions from the last to the first: row-major order.
@@ -271,6 +216,7 @@ LayoutSelector::DotLayouts LayoutSelector::getDotLayouts(DotOp dot) const {
     problem.m = d.getDimSize(rank - 2);
     problem.n = d.getDimSize(rank - 1);
     problem.k = a.getDimSize(rank - 1);
+    problem.batch = rank == 3 ? d.getDimSize(0) : 0;
     problem.aType = *aType;
     problem.bType = *bType;
     problem.accType = *accType;
@@ -283,41 +229,23 @@ LayoutSelector::DotLayouts LayoutSelector::getDotLayouts(DotOp dot) const {
   DotLayouts layouts;
   int64_t kWidth = 0;
   if (instr) {
-    StringRef kind = getMatrixKind(instr->unit);
-    if (kind.empty()) {
-      dot.emitError() << "the layout policy selected an unknown matrix unit ("
-                      << instr->unit << ")";
+    if (!instr->unit) {
+      dot.emitError() << "the layout policy selected a matrix instruction "
+                         "without naming its matrix unit";
       return {};
     }
-    SmallVector<int64_t> version = {instr->version};
-    SmallVector<int64_t> warps = getMatrixWarps(d.getShape(), *instr, numWarps);
-    SmallVector<int64_t> instrShape = {instr->m, instr->n};
-    if (kind == "nvidia.mma" && instr->version == 3 && rank != 2) {
-      // wgmma has no batch: batched dots take mma.sync.
-      *instr = backend::MatrixInstruction{instr->unit, 2, 16, 8, 16};
-      warps = getMatrixWarps(d.getShape(), *instr, numWarps);
-      instrShape = {instr->m, instr->n};
-      version = {2};
-    } else if (kind == "nvidia.mma" && instr->version == 3) {
-      // Warp groups: four warps side by side along M share one m64 x n
-      // instruction; groups go along M while M has 64 rows for each, then
-      // along N; one instruction covers the group's share of N (at most
-      // instr->n columns).
-      int64_t m = d.getDimSize(rank - 2), n = d.getDimSize(rank - 1);
-      int64_t wm = std::min<int64_t>(numWarps, std::max<int64_t>(4, m / 16));
-      int64_t wn = numWarps / wm;
-      warps.assign(rank, 1);
-      warps[rank - 2] = wm;
-      warps[rank - 1] = wn;
-      instrShape = {64, std::min<int64_t>(instr->n, n / wn)};
-    }
+    // The family lays out the dot: its kind, its version, how it spreads
+    // the warps and the shape of one instruction.
+    backend::MatrixLayout chosen =
+        instr->unit->getResultLayout(d.getShape(), *instr, numWarps);
     layouts.result = MatrixLayoutAttr::getChecked(
         [&] {
           return dot.emitError()
                  << "the layout policy chose an invalid matrix layout: ";
         },
-        ctx, kind, ArrayRef<int64_t>(version), ArrayRef<int64_t>(warps),
-        ArrayRef<int64_t>(instrShape));
+        ctx, instr->unit->getKind(), ArrayRef<int64_t>(chosen.version),
+        ArrayRef<int64_t>(chosen.warpsPerCTA),
+        ArrayRef<int64_t>(chosen.instrShape));
     // The operand elements one thread keeps together along K: a 32-bit
     // register's worth (a simplification of the per-instruction rule).
     kWidth = std::max<int64_t>(1, 32 / getElementBits(a.getElementType()));

@@ -14,23 +14,18 @@
 #include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
 
-#include <string>
-
 namespace tegula::tile {
 
 /// The policy of a generic GPU-like target: warps of |warpSize| threads,
 /// accesses of at most |maxAccessBytes| bytes, Triton's coalescing rule, and
-/// no matrix unit unless |matrixUnit| names one: "nvidia.mma" (mma v2,
-/// m16n8k16) or "amd.mfma" (32x32x8), taken for f16 and bf16 dots with an f32
-/// accumulator whose shape the instruction divides. Used by the registered
-/// passes; a backend passes its own policy to assignLayouts().
+/// no matrix unit unless |matrixUnit| is a family (a backend's, registered
+/// with the passes by the tool): then the dots that family selects take it.
+/// Used by the registered passes; a backend passes its own policy to
+/// assignLayouts().
 class GenericLayoutPolicy final : public backend::LayoutPolicy {
 public:
   GenericLayoutPolicy(unsigned warpSize, unsigned maxAccessBytes,
-                      std::string matrixUnit = "");
-
-  /// Whether |unit| is a `matrix-unit` this policy knows (empty for none).
-  static bool isKnownMatrixUnit(llvm::StringRef unit);
+                      const backend::MatrixUnit *matrixUnit = nullptr);
 
   unsigned getWarpSize() const override { return warpSize; }
   unsigned getMaxAccessBytes() const override { return maxAccessBytes; }
@@ -40,7 +35,7 @@ public:
 private:
   unsigned warpSize;
   unsigned maxAccessBytes;
-  std::string matrixUnit;
+  const backend::MatrixUnit *matrixUnit;
 };
 
 /// The number of warps layouts are built for: |requested| when not 0, else

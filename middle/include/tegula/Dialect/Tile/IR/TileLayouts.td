@@ -84,15 +84,19 @@ def Tile_SliceLayoutAttr : Tile_LayoutAttr<"SliceLayout", "slice"> {
 def Tile_MatrixLayoutAttr : Tile_LayoutAttr<"MatrixLayout", "matrix"> {
   let summary = "accumulator layout of a matrix-multiply unit";
   let description = [{
-    The layout of the accumulator of a matrix-multiply instruction (TritonGPU's
-    `#nvidia_mma`, `#amd_mfma`, ...), parameterized by the target plugin:
-    `kind` is the plugin's name of the instruction family
-    (`"nvidia.mma"`, `"amd.mfma"`), `version` its version, `warpsPerCTA` the
-    arrangement of warps over the tensor (powers of 2, one entry per
-    dimension) and `instrShape` the shape one instruction computes.
+    The layout of the accumulator of a matrix-multiply instruction (the
+    matrix-unit encodings of TritonGPU), parameterized by the target plugin:
+    `kind` is the name of the instruction family, "vendor.unit", that a
+    plugin's matrix-unit family answers to (MatrixUnit::getKind() in
+    tegula/BackendKit/MatrixUnit.h; the lowering finds the family by it and
+    rejects a kind nobody registered), `version` the family's version of
+    its layouts, `warpsPerCTA` the arrangement of warps over the tensor
+    (powers of 2, one entry per dimension) and `instrShape` the shape one
+    instruction computes. What the layout means - which thread holds which
+    element - is the family's to say: the dialect knows no family.
 
     ```mlir
-    tensor<128x128xf32, #tile.matrix<{kind = "nvidia.mma", version = [2, 0],
+    tensor<128x128xf32, #tile.matrix<{kind = "acme.matrix", version = [1],
         warpsPerCTA = [2, 2], instrShape = [16, 8]}>>
     ```
   }];
@@ -120,7 +124,7 @@ def Tile_DotOperandLayoutAttr : Tile_LayoutAttr<"DotOperandLayout", "dot_operand
 
     ```mlir
     tensor<128x64xf16, #tile.dot_operand<{opIdx = 0, parent = #tile.matrix<{
-        kind = "nvidia.mma", version = [2, 0], warpsPerCTA = [2, 2],
+        kind = "acme.matrix", version = [1], warpsPerCTA = [2, 2],
         instrShape = [16, 8]}>, kWidth = 8}>>
     ```
   }];

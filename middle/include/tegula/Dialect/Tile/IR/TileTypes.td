@@ -48,7 +48,7 @@ def Tile_TensorDescType : Tile_TypeDef<"TensorDesc", "tensordesc"> {
   let description = [{
     The value of `tl.make_tensor_descriptor`: the base, shape and strides of a
     global tensor, read and written in blocks of type `blockType`. Targets
-    with tensor-memory engines (NVIDIA TMA) lower it to a hardware
+    with tensor-memory copy engines (TMA) lower it to a hardware
     descriptor.
 
     ```mlir

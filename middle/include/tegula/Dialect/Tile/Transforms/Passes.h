@@ -11,6 +11,7 @@ class ModuleOp;
 
 namespace tegula::backend {
 class LayoutPolicy;
+class MatrixUnitRegistry;
 } // namespace tegula::backend
 
 namespace tegula::tile {
@@ -65,6 +66,13 @@ pipelineSharedOperandLoads(mlir::ModuleOp module, unsigned numStages,
 
 #define GEN_PASS_REGISTRATION
 #include "tegula/Dialect/Tile/Transforms/Passes.h.inc"
+
+/// Registers the tile passes as the generated registerTilePasses() does,
+/// with |units| the matrix-unit families whose kinds tile-assign-layouts'
+/// `matrix-unit` option may name (middle/ knows none by name: a tool
+/// registers those of the backends it is built with). |units| must outlive
+/// the registrations.
+void registerTilePasses(const backend::MatrixUnitRegistry &units);
 
 } // namespace tegula::tile
 

@@ -108,10 +108,12 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     keep their unencoded tiles the same way.
 
     Options `warp-size`, `num-warps` (0: the module's `tile.num_warps`, or
-    4) and `max-access-bytes` parameterize the policy; `matrix-unit`
-    (`nvidia.mma`: mma v2 m16n8k16, or `amd.mfma`: 32x32x8) makes it select
-    a matrix instruction for f16 and bf16 dots with an f32 accumulator, to
-    exercise the `#tile.matrix` path.
+    4) and `max-access-bytes` parameterize the policy; `matrix-unit` names
+    the kind of a matrix-unit family registered with the passes
+    (`registerTilePasses(units)`: the pass knows no family by name;
+    tegula-opt registers those of the plugins it is built with): the dots
+    that family selects take its `#tile.matrix` layout, to exercise that
+    path. A kind nobody registered is an error.
   }];
   let options = [
     Option<"warpSize", "warp-size", "unsigned", /*default=*/"32",
@@ -121,8 +123,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     Option<"maxAccessBytes", "max-access-bytes", "unsigned", /*default=*/"16",
            "the widest access of one thread to global memory, in bytes">,
     Option<"matrixUnit", "matrix-unit", "std::string", /*default=*/"\"\"",
-           "matrix unit the policy selects for f16/bf16 dots: none (empty), "
-           "nvidia.mma or amd.mfma">,
+           "the kind of a registered matrix-unit family the policy selects "
+           "dots for (empty: none)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

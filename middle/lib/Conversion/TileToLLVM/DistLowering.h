@@ -19,7 +19,8 @@
 // read, barrier (every staging starts at offset 0; the kernel's shared
 // memory is the largest staging). Files:
 //   DistLayout.cpp       layouts to DistLayout, thread coordinates, staging
-//   DistLowering.cpp     walking, control flow, the entry
+//   DistLowering.cpp     walking, how tiles cross regions (as registers),
+//                        the entry (control flow itself: ControlFlow.cpp)
 //   DistElementwise.cpp  constants, splat, make_range, elementwise ops
 //   DistMemory.cpp       loads, stores (vectorized per thread), atomics
 //   DistReduceScan.cpp   reduce (registers, shuffles, warps), scan

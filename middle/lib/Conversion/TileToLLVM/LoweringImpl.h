@@ -12,7 +12,9 @@
 //   Dot.cpp          tl.dot as fused multiply-adds
 //   Atomics.cpp      atomic_rmw, atomic_cas
 //   Debug.cpp        print, assert, debug_barrier
-//   Lowering.cpp     functions, control flow, scratch, the LLVM pipeline
+//   ControlFlow.cpp  scf.for/if/while and tile.return, for both lowerings
+//   Lowering.cpp     functions, scratch, how tiles cross regions (in their
+//                    buffers), the LLVM pipeline
 //
 // Elements are processed in chunks of up to kMaxChunk as MLIR vectors, so the
 // generated code is SIMD without relying on LLVM's loop vectorizer. In chunk
@@ -172,6 +174,49 @@ public:
   /// Reports that |op| cannot be lowered, with |why|.
   mlir::LogicalResult unsupported(mlir::Operation *op, const llvm::Twine &why);
 };
+
+/// How a lowering carries the values that cross the boundaries of region
+/// ops (scf.for, scf.if, scf.while): the one thing the two execution models
+/// do differently in control flow. The one-thread model keeps a carried tile
+/// in a scratch buffer that is written before the region yields, and passes
+/// only the scalars as the region op's values; the distributed model passes
+/// each register of a tile as a value of its own (ControlFlow.cpp).
+class RegionCarrier {
+public:
+  virtual ~RegionCarrier() = default;
+
+  /// Where the values of some owners (a region op's results, or a region's
+  /// arguments) are carried.
+  struct Slots {
+    /// The types of the values the new region op carries for the owners.
+    llvm::SmallVector<mlir::Type> types;
+    /// Per owner, the scratch buffer that holds it: a one-thread tile; null
+    /// for a scalar; empty where the model keeps no buffers.
+    llvm::SmallVector<mlir::Value> buffers;
+  };
+  /// The slots of |owners|; failure (reported at |loc|) when one of them
+  /// cannot be carried. May build the buffers.
+  virtual mlir::FailureOr<Slots> slotsFor(mlir::Location loc,
+                                          mlir::ValueRange owners) = 0;
+  /// The values that hand |olds| (old values: a region op's operands or a
+  /// terminator's) over to |slots|; may build the copies that fill them.
+  virtual llvm::SmallVector<mlir::Value>
+  pass(mlir::Location loc, mlir::ValueRange olds, const Slots &slots) = 0;
+  /// Maps |olds| (a region's arguments or a region op's results, carried in
+  /// |slots|) to |news|, the new op's values.
+  virtual void bind(mlir::ValueRange olds, const Slots &slots,
+                    mlir::ValueRange news) = 0;
+  /// Lowers the ops of |block| but its terminator.
+  virtual mlir::LogicalResult lowerBody(mlir::Block &block) = 0;
+  /// Called once |loop| is lowered, with the builder after it.
+  virtual void finishLoop(mlir::scf::ForOp loop) {}
+};
+
+/// Lowers |op| when it is control flow (scf.for, scf.if, scf.while,
+/// tile.return), carrying values with |carrier|; std::nullopt for other ops
+/// (ControlFlow.cpp).
+std::optional<mlir::LogicalResult>
+lowerControlFlow(Lowerer &l, RegionCarrier &carrier, mlir::Operation *op);
 
 /// Ops computed chunk by chunk on tiles of one element count, which one
 /// loop runs together (Fusion.cpp): splat, make_range, uniform tile

@@ -17,6 +17,13 @@ using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
 
+LogicalResult RegionCarrier::lowerBody(Block &block) {
+  for (Operation &inner : block.without_terminator())
+    if (failed(lowerOp(&inner)))
+      return failure();
+  return success();
+}
+
 namespace {
 
 LogicalResult lowerFor(Lowerer &l, RegionCarrier &carrier, scf::ForOp op) {

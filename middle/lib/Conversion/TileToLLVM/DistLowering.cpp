@@ -91,12 +91,7 @@ public:
     l.unflatten(olds, news);
   }
 
-  LogicalResult lowerBody(Block &block) override {
-    for (Operation &inner : block.without_terminator())
-      if (failed(l.lowerDistOp(&inner)))
-        return failure();
-    return success();
-  }
+  LogicalResult lowerOp(Operation *op) override { return l.lowerDistOp(op); }
 
   /// Copies a pipelined loop issued past its end (predicated off, zero
   /// filling) land before anything else uses shared memory.

@@ -280,20 +280,9 @@ convertToMatrixFragments(DistLowerer &l, mlir::Location loc,
 mlir::LogicalResult lowerSharedMatrixOperand(DistLowerer &l,
                                              mlir::Operation *convert);
 
-// Op families of the distributed lowering: std::nullopt when |op| is not one
-// of their ops.
-std::optional<mlir::LogicalResult> lowerDistElementwise(DistLowerer &l,
-                                                        mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistMemory(DistLowerer &l,
-                                                   mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistReduceScan(DistLowerer &l,
-                                                       mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistShape(DistLowerer &l,
-                                                  mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistDot(DistLowerer &l,
-                                                mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistDebug(DistLowerer &l,
-                                                  mlir::Operation *op);
+/// The op families of the distributed lowering, a file each (listed above).
+OpFamily<DistLowerer> lowerDistElementwise, lowerDistMemory,
+    lowerDistReduceScan, lowerDistShape, lowerDistDot, lowerDistDebug;
 
 /// The distributed lowering of |kernel| into |fn| (DistLowering.cpp).
 mlir::LogicalResult lowerDistributedKernel(DistLowerer &l, tile::FuncOp kernel);

@@ -329,12 +329,7 @@ public:
       l.map.map(old, buffer ? buffer : news[next++]);
   }
 
-  LogicalResult lowerBody(Block &block) override {
-    for (Operation &inner : block.without_terminator())
-      if (failed(l.lowerOp(&inner)))
-        return failure();
-    return success();
-  }
+  LogicalResult lowerOp(Operation *op) override { return l.lowerOp(op); }
 
 private:
   Lowerer &l;

@@ -90,6 +90,18 @@ LogicalResult lowerIf(Lowerer &l, RegionCarrier &carrier, scf::IfOp op) {
   return success();
 }
 
+/// Lowers |oldBlock| (but its terminator) at the end of |newBlock|, whose
+/// arguments carry those of |oldBlock| in |slots|; returns the old
+/// terminator, or null when lowering failed.
+Operation *lowerBlockInto(Lowerer &l, RegionCarrier &carrier, Block &oldBlock,
+                          const RegionCarrier::Slots &slots, Block *newBlock) {
+  l.b.setInsertionPointToEnd(newBlock);
+  carrier.bind(oldBlock.getArguments(), slots, newBlock->getArguments());
+  if (failed(carrier.lowerBody(oldBlock)))
+    return nullptr;
+  return oldBlock.getTerminator();
+}
+
 LogicalResult lowerWhile(Lowerer &l, RegionCarrier &carrier,
                          scf::WhileOp op) {
   Location loc = op.getLoc();
@@ -112,13 +124,10 @@ LogicalResult lowerWhile(Lowerer &l, RegionCarrier &carrier,
       SmallVector<Location>(afterSlots->types.size(), loc));
   {
     OpBuilder::InsertionGuard guard(l.b);
-    l.b.setInsertionPointToEnd(before);
-    carrier.bind(op.getBefore().getArguments(), *beforeSlots,
-                 before->getArguments());
-    Block &oldBefore = op.getBefore().front();
-    if (failed(carrier.lowerBody(oldBefore)))
+    auto cond = cast_or_null<scf::ConditionOp>(lowerBlockInto(
+        l, carrier, op.getBefore().front(), *beforeSlots, before));
+    if (!cond)
       return failure();
-    auto cond = cast<scf::ConditionOp>(oldBefore.getTerminator());
     SmallVector<Value> args =
         carrier.pass(cond.getLoc(), cond.getArgs(), *afterSlots);
     l.b.create<scf::ConditionOp>(cond.getLoc(), l.lookup(cond.getCondition()),
@@ -126,13 +135,10 @@ LogicalResult lowerWhile(Lowerer &l, RegionCarrier &carrier,
   }
   {
     OpBuilder::InsertionGuard guard(l.b);
-    l.b.setInsertionPointToEnd(after);
-    carrier.bind(op.getAfter().getArguments(), *afterSlots,
-                 after->getArguments());
-    Block &oldAfter = op.getAfter().front();
-    if (failed(carrier.lowerBody(oldAfter)))
+    auto yield = cast_or_null<scf::YieldOp>(
+        lowerBlockInto(l, carrier, op.getAfter().front(), *afterSlots, after));
+    if (!yield)
       return failure();
-    auto yield = cast<scf::YieldOp>(oldAfter.getTerminator());
     l.b.create<scf::YieldOp>(
         yield.getLoc(),
         carrier.pass(yield.getLoc(), yield.getOperands(), *beforeSlots));

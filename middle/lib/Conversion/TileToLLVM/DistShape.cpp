@@ -10,6 +10,8 @@
 
 #include "DistLowering.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
@@ -114,7 +116,7 @@ LogicalResult lowerReshape(DistLowerer &l, Operation *op) {
       });
 }
 
-LogicalResult lowerJoin(DistLowerer &l, tile::JoinOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::JoinOp op) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getLhs().getType());
   auto type = cast<RankedTensorType>(op.getResult().getType());
@@ -171,7 +173,7 @@ LogicalResult lowerJoin(DistLowerer &l, tile::JoinOp op) {
   return success();
 }
 
-LogicalResult lowerSplit(DistLowerer &l, tile::SplitOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::SplitOp op) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
@@ -215,7 +217,7 @@ LogicalResult lowerSplit(DistLowerer &l, tile::SplitOp op) {
   return success();
 }
 
-LogicalResult lowerCat(DistLowerer &l, tile::CatOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::CatOp op) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getResult().getType());
   Type elem = type.getElementType();
@@ -241,7 +243,7 @@ LogicalResult lowerCat(DistLowerer &l, tile::CatOp op) {
   return success();
 }
 
-LogicalResult lowerGather(DistLowerer &l, tile::GatherOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::GatherOp op) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   auto idxType = cast<RankedTensorType>(op.getIndices().getType());
@@ -271,7 +273,7 @@ LogicalResult lowerGather(DistLowerer &l, tile::GatherOp op) {
   return success();
 }
 
-LogicalResult lowerHistogram(DistLowerer &l, tile::HistogramOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::HistogramOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
@@ -299,14 +301,12 @@ LogicalResult lowerHistogram(DistLowerer &l, tile::HistogramOp op) {
       ok = b.create<arith::AndIOp>(loc, ok, l.regsOf(op.getMask())[r]);
     if (owner)
       ok = b.create<arith::AndIOp>(loc, ok, owner);
-    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, ok, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value index = b.create<arith::TruncIOp>(loc, i32, v);
-    b.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add,
-                                l.sharedAddress(loc, 0, i32, index),
-                                l.constI32(loc, 1),
-                                LLVM::AtomicOrdering::monotonic);
+    guarded(l, loc, ok, [&] {
+      Value index = b.create<arith::TruncIOp>(loc, i32, v);
+      b.create<LLVM::AtomicRMWOp>(
+          loc, LLVM::AtomicBinOp::add, l.sharedAddress(loc, 0, i32, index),
+          l.constI32(loc, 1), LLVM::AtomicOrdering::monotonic);
+    });
   }
   l.barrier(loc);
   l.setRegs(op.getResult(),
@@ -386,15 +386,9 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
         [&](ArrayRef<int64_t> c) { return transSourceCoords(c, order); },
         [&](ArrayRef<Value> c) { return transSourceCoords(c, order); });
   }
-  if (auto join = dyn_cast<tile::JoinOp>(op))
-    return lowerJoin(l, join);
-  if (auto split = dyn_cast<tile::SplitOp>(op))
-    return lowerSplit(l, split);
-  if (auto cat = dyn_cast<tile::CatOp>(op))
-    return lowerCat(l, cat);
-  if (auto gather = dyn_cast<tile::GatherOp>(op))
-    return lowerGather(l, gather);
-  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
-    return lowerHistogram(l, histogram);
-  return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+      .Case<tile::JoinOp, tile::SplitOp, tile::CatOp, tile::GatherOp,
+            tile::HistogramOp>(
+          [&](auto shapeOp) { return lowerShapeOp(l, shapeOp); })
+      .Default([](Operation *) { return std::nullopt; });
 }

@@ -10,6 +10,8 @@
 
 #include "LoweringImpl.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 #include <numeric>
 
 using namespace mlir;
@@ -26,7 +28,7 @@ Value loadOne(Lowerer &l, Location loc, Value buffer, Type elem, Value index) {
   return l.loadChunk(loc, buffer, elem, index, 1);
 }
 
-LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::BroadcastOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
@@ -64,7 +66,7 @@ LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
   return success();
 }
 
-LogicalResult lowerTrans(Lowerer &l, tile::TransOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::TransOp op) {
   Location loc = op.getLoc();
   RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
@@ -96,7 +98,7 @@ void forEachInterleaved(
   });
 }
 
-LogicalResult lowerJoin(Lowerer &l, tile::JoinOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::JoinOp op) {
   Location loc = op.getLoc();
   RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
@@ -111,7 +113,7 @@ LogicalResult lowerJoin(Lowerer &l, tile::JoinOp op) {
   return success();
 }
 
-LogicalResult lowerSplit(Lowerer &l, tile::SplitOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::SplitOp op) {
   Location loc = op.getLoc();
   RankedTensorType out = tileOf(op.getOutLHS());
   Type elem = out.getElementType();
@@ -129,7 +131,7 @@ LogicalResult lowerSplit(Lowerer &l, tile::SplitOp op) {
 }
 
 /// cat: the elements of lhs, then those of rhs (Triton's cat may reorder).
-LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::CatOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   RankedTensorType out = tileOf(op.getResult());
@@ -151,7 +153,7 @@ LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
   return success();
 }
 
-LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::GatherOp op) {
   Location loc = op.getLoc();
   RankedTensorType src = tileOf(op.getSrc()), idx = tileOf(op.getIndices());
   RankedTensorType out = tileOf(op.getResult());
@@ -173,7 +175,7 @@ LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
   return success();
 }
 
-LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::HistogramOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   RankedTensorType src = tileOf(op.getSrc()), out = tileOf(op.getResult());
@@ -192,12 +194,11 @@ LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
     if (op.getMask())
       ok = b.create<arith::AndIOp>(
           loc, ok, loadOne(l, loc, l.lookup(op.getMask()), b.getI1Type(), i));
-    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, ok, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value count = loadOne(l, loc, dst, i32, v);
-    l.storeChunk(loc, dst, i32, v,
-                 b.create<arith::AddIOp>(loc, count, l.constI32(loc, 1)));
+    guarded(l, loc, ok, [&] {
+      Value count = loadOne(l, loc, dst, i32, v);
+      l.storeChunk(loc, dst, i32, v,
+                   b.create<arith::AddIOp>(loc, count, l.constI32(loc, 1)));
+    });
   });
   l.map.map(op.getResult(), dst);
   return success();
@@ -242,19 +243,9 @@ tegula::lowering::lowerShapeFamily(Lowerer &l, Operation *op) {
     l.map.map(op->getResult(0), l.lookup(op->getOperand(0)));
     return success();
   }
-  if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
-    return lowerBroadcast(l, broadcast);
-  if (auto trans = dyn_cast<tile::TransOp>(op))
-    return lowerTrans(l, trans);
-  if (auto join = dyn_cast<tile::JoinOp>(op))
-    return lowerJoin(l, join);
-  if (auto split = dyn_cast<tile::SplitOp>(op))
-    return lowerSplit(l, split);
-  if (auto cat = dyn_cast<tile::CatOp>(op))
-    return lowerCat(l, cat);
-  if (auto gather = dyn_cast<tile::GatherOp>(op))
-    return lowerGather(l, gather);
-  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
-    return lowerHistogram(l, histogram);
-  return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+      .Case<tile::BroadcastOp, tile::TransOp, tile::JoinOp, tile::SplitOp,
+            tile::CatOp, tile::GatherOp, tile::HistogramOp>(
+          [&](auto shapeOp) { return lowerShapeOp(l, shapeOp); })
+      .Default([](Operation *) { return std::nullopt; });
 }

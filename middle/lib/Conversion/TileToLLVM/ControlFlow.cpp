@@ -26,6 +26,14 @@ LogicalResult RegionCarrier::lowerBody(Block &block) {
 
 namespace {
 
+/// Builds the scf.yield that hands the operands of |yield| (an old scf.yield)
+/// over to |slots|.
+void yieldInto(Lowerer &l, RegionCarrier &carrier, Operation *yield,
+               const RegionCarrier::Slots &slots) {
+  Location loc = yield->getLoc();
+  l.b.create<scf::YieldOp>(loc, carrier.pass(loc, yield->getOperands(), slots));
+}
+
 LogicalResult lowerFor(Lowerer &l, RegionCarrier &carrier, scf::ForOp op) {
   Location loc = op.getLoc();
   FailureOr<RegionCarrier::Slots> slots =
@@ -48,9 +56,7 @@ LogicalResult lowerFor(Lowerer &l, RegionCarrier &carrier, scf::ForOp op) {
     carrier.bind(op.getRegionIterArgs(), *slots, loop.getRegionIterArgs());
     if (failed(carrier.lowerBody(*op.getBody())))
       return failure();
-    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
-    l.b.create<scf::YieldOp>(
-        yield.getLoc(), carrier.pass(yield.getLoc(), yield.getOperands(), *slots));
+    yieldInto(l, carrier, op.getBody()->getTerminator(), *slots);
   }
   carrier.bind(op.getResults(), *slots, loop.getResults());
   carrier.finishLoop(op);
@@ -82,9 +88,7 @@ LogicalResult lowerIf(Lowerer &l, RegionCarrier &carrier, scf::IfOp op) {
     Block &oldBlock = oldRegion->front();
     if (failed(carrier.lowerBody(oldBlock)))
       return failure();
-    auto yield = cast<scf::YieldOp>(oldBlock.getTerminator());
-    l.b.create<scf::YieldOp>(
-        yield.getLoc(), carrier.pass(yield.getLoc(), yield.getOperands(), *slots));
+    yieldInto(l, carrier, oldBlock.getTerminator(), *slots);
   }
   carrier.bind(op.getResults(), *slots, newIf.getResults());
   return success();
@@ -135,13 +139,11 @@ LogicalResult lowerWhile(Lowerer &l, RegionCarrier &carrier,
   }
   {
     OpBuilder::InsertionGuard guard(l.b);
-    auto yield = cast_or_null<scf::YieldOp>(
-        lowerBlockInto(l, carrier, op.getAfter().front(), *afterSlots, after));
+    Operation *yield =
+        lowerBlockInto(l, carrier, op.getAfter().front(), *afterSlots, after);
     if (!yield)
       return failure();
-    l.b.create<scf::YieldOp>(
-        yield.getLoc(),
-        carrier.pass(yield.getLoc(), yield.getOperands(), *beforeSlots));
+    yieldInto(l, carrier, yield, *beforeSlots);
   }
   carrier.bind(op.getResults(), *afterSlots, newWhile.getResults());
   l.b.setInsertionPointAfter(newWhile);

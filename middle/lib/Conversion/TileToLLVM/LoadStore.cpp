@@ -55,6 +55,18 @@ Access planAccess(Lowerer &l, Value ptrs, RankedTensorType type,
   return access;
 }
 
+/// Whether a chunk of |width| elements through the tile of pointers |ptrs|
+/// is one contiguous access (only when the plan's chunks are that wide),
+/// and its alignment.
+std::pair<bool, unsigned> chunkAccess(Lowerer &l, Value ptrs, Type elem,
+                                      int64_t width) {
+  Access access =
+      planAccess(l, ptrs, cast<RankedTensorType>(ptrs.getType()), elem);
+  if (access.contiguous && access.width == width)
+    return {true, access.alignment};
+  return {false, static_cast<unsigned>(l.storageBytes(elem))};
+}
+
 /// Whether every lane of the mask chunk |mask| is set.
 Value allLanes(Lowerer &l, Location loc, Value mask) {
   return l.b.create<LLVM::vector_reduce_and>(loc, l.b.getI1Type(), mask);
@@ -127,14 +139,9 @@ Value emitTileLoad(Lowerer &l, tile::LoadOp op, ArrayRef<Value> operands,
                    int64_t width) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
-  auto resultType = cast<RankedTensorType>(op.getType());
-  Type elem = resultType.getElementType();
+  Type elem = cast<RankedTensorType>(op.getType()).getElementType();
   Type memType = l.storageType(elem);
-  Access access = planAccess(l, op.getPtr(), ptrType, elem);
-  bool contiguous = access.contiguous && access.width == width;
-  unsigned alignment = contiguous ? access.alignment
-                                  : static_cast<unsigned>(l.storageBytes(elem));
+  auto [contiguous, alignment] = chunkAccess(l, op.getPtr(), elem, width);
   Value addresses = operands[0];
   Value mask = op.getMask() ? operands[1] : Value();
   Value other;
@@ -199,13 +206,9 @@ void emitTileStore(Lowerer &l, tile::StoreOp op, ArrayRef<Value> operands,
                    int64_t width) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
   Type elem = cast<RankedTensorType>(op.getValue().getType()).getElementType();
   Type memType = l.storageType(elem);
-  Access access = planAccess(l, op.getPtr(), ptrType, elem);
-  bool contiguous = access.contiguous && access.width == width;
-  unsigned alignment = contiguous ? access.alignment
-                                  : static_cast<unsigned>(l.storageBytes(elem));
+  auto [contiguous, alignment] = chunkAccess(l, op.getPtr(), elem, width);
   Value addresses = operands[0];
   Value value = operands[1];
   Value mask = op.getMask() ? operands[2] : Value();

@@ -5,7 +5,9 @@
 // from the run's first address; otherwise a (masked) gather or scatter.
 // Masked-off lanes read |other| (zero without one) and never touch memory.
 // Block pointers (tl.make_block_ptr) load and store element by element with
-// the bounds checks their boundary_check asks for.
+// the bounds checks their boundary_check asks for. The address, bounds check
+// and padding of a block-pointer element, and the small builders around
+// conditional code, are defined here for the distributed lowering as well.
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,9 +5,11 @@
 // program's scratch memory; a scalar stays an SSA value. Each op family lives
 // in its own file and is reached through lowerOp():
 //   Elementwise.cpp  arith/math/tile elementwise ops, constants, splat, ranges
-//   LoadStore.cpp    loads and stores (pointer tiles, block pointers)
+//   LoadStore.cpp    loads and stores (pointer tiles, block pointers); the
+//                    block-pointer addressing both lowerings use
 //   Shape.cpp        broadcast, expand_dims, reshape, trans, join, split, cat,
-//                    gather, histogram, convert_layout
+//                    gather, histogram, convert_layout; the shape ops'
+//                    element semantics both lowerings use
 //   ReduceScan.cpp   reduce and scan with their combine regions
 //   Dot.cpp          tl.dot as fused multiply-adds
 //   Atomics.cpp      atomic_rmw, atomic_cas

@@ -4,7 +4,9 @@
 // keep the very same elements: the result is the operand's memory. The
 // others copy: broadcast (rows as chunks), trans, join, split, cat, gather
 // (indices clamped into range, so that a bad index reads some element of the
-// tile rather than faulting) and histogram.
+// tile rather than faulting) and histogram. The element semantics that the
+// distributed lowering shares (gather's clamping, histogram's bins; the
+// coordinate maps are templates in LoweringImpl.h) are defined here.
 //
 //===----------------------------------------------------------------------===//
 

@@ -74,124 +74,49 @@ void DistLowerer::unflatten(ValueRange olds, ValueRange news) {
 }
 
 //===----------------------------------------------------------------------===//
-// Control flow: tiles travel as their registers
+// Tiles across regions: as their registers
 //===----------------------------------------------------------------------===//
 
 namespace {
 
-LogicalResult lowerBody(DistLowerer &l, Block &oldBlock) {
-  for (Operation &inner : oldBlock.without_terminator())
-    if (failed(l.lowerDistOp(&inner)))
-      return failure();
-  return success();
-}
+/// The distributed model's carrier: a carried tile is its registers (or,
+/// for a software-pipelined operand load, the i32 offset of its buffer),
+/// each a value of the region op.
+class RegisterCarrier : public RegionCarrier {
+public:
+  explicit RegisterCarrier(DistLowerer &l) : l(l) {}
 
-LogicalResult lowerFor(DistLowerer &l, scf::ForOp op) {
-  Location loc = op.getLoc();
-  if (failed(l.flattenTypes(op.getResults(), loc)))
-    return failure();
-  auto loop = l.b.create<scf::ForOp>(
-      loc, l.lookup(op.getLowerBound()), l.lookup(op.getUpperBound()),
-      l.lookup(op.getStep()), l.flatten(op.getInitArgs()));
-  for (NamedAttribute attr : op->getDiscardableAttrs())
-    loop->setAttr(attr.getName(), attr.getValue());
-  {
-    OpBuilder::InsertionGuard guard(l.b);
-    Block *body = loop.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    l.b.setInsertionPointToEnd(body);
-    l.map.map(op.getInductionVar(), loop.getInductionVar());
-    l.unflatten(op.getRegionIterArgs(), loop.getRegionIterArgs());
-    if (failed(lowerBody(l, *op.getBody())))
+  FailureOr<Slots> slotsFor(Location loc, ValueRange owners) override {
+    FailureOr<SmallVector<Type>> types = l.flattenTypes(owners, loc);
+    if (failed(types))
       return failure();
-    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
-    l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
+    return Slots{std::move(*types), {}};
   }
-  l.unflatten(op.getResults(), loop.getResults());
-  // Copies a pipelined loop issued past its end (predicated off, zero
-  // filling) land before anything else uses shared memory.
-  if (llvm::any_of(l.asyncLoads,
-                   [&](auto &entry) { return entry.second.loop == op; })) {
-    if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
-      copies->buildWait(l.b, op.getLoc(), 0);
-    l.barrier(op.getLoc());
-  }
-  return success();
-}
 
-LogicalResult lowerIf(DistLowerer &l, scf::IfOp op) {
-  Location loc = op.getLoc();
-  FailureOr<SmallVector<Type>> types = l.flattenTypes(op.getResults(), loc);
-  if (failed(types))
-    return failure();
-  auto newIf = l.b.create<scf::IfOp>(loc, *types, l.lookup(op.getCondition()),
-                                     /*withElseRegion=*/true);
-  for (auto [oldRegion, newRegion] :
-       {std::pair<Region *, Region *>{&op.getThenRegion(),
-                                      &newIf.getThenRegion()},
-        {&op.getElseRegion(), &newIf.getElseRegion()}}) {
-    OpBuilder::InsertionGuard guard(l.b);
-    Block *block = &newRegion->front();
-    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
-      block->back().erase();
-    l.b.setInsertionPointToEnd(block);
-    if (oldRegion->empty()) {
-      l.b.create<scf::YieldOp>(loc);
-      continue;
+  SmallVector<Value> pass(Location, ValueRange olds, const Slots &) override {
+    return l.flatten(olds);
+  }
+
+  void bind(ValueRange olds, const Slots &, ValueRange news) override {
+    l.unflatten(olds, news);
+  }
+
+  LogicalResult lowerOp(Operation *op) override { return l.lowerDistOp(op); }
+
+  /// Copies a pipelined loop issued past its end (predicated off, zero
+  /// filling) land before anything else uses shared memory.
+  void finishLoop(scf::ForOp loop) override {
+    if (llvm::any_of(l.asyncLoads,
+                     [&](auto &entry) { return entry.second.loop == loop; })) {
+      if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
+        copies->buildWait(l.b, loop.getLoc(), 0);
+      l.barrier(loop.getLoc());
     }
-    Block &oldBlock = oldRegion->front();
-    if (failed(lowerBody(l, oldBlock)))
-      return failure();
-    auto yield = cast<scf::YieldOp>(oldBlock.getTerminator());
-    l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
   }
-  l.unflatten(op.getResults(), newIf.getResults());
-  return success();
-}
 
-LogicalResult lowerWhile(DistLowerer &l, scf::WhileOp op) {
-  Location loc = op.getLoc();
-  FailureOr<SmallVector<Type>> beforeTypes =
-      l.flattenTypes(op.getBefore().getArguments(), loc);
-  FailureOr<SmallVector<Type>> afterTypes =
-      l.flattenTypes(op.getAfter().getArguments(), loc);
-  if (failed(beforeTypes) || failed(afterTypes))
-    return failure();
-  auto newWhile =
-      l.b.create<scf::WhileOp>(loc, *afterTypes, l.flatten(op.getInits()));
-  OpBuilder::InsertionGuard outerGuard(l.b);
-  Block *before =
-      l.b.createBlock(&newWhile.getBefore(), {}, *beforeTypes,
-                      SmallVector<Location>(beforeTypes->size(), loc));
-  Block *after =
-      l.b.createBlock(&newWhile.getAfter(), {}, *afterTypes,
-                      SmallVector<Location>(afterTypes->size(), loc));
-  {
-    OpBuilder::InsertionGuard guard(l.b);
-    l.b.setInsertionPointToEnd(before);
-    l.unflatten(op.getBefore().getArguments(), before->getArguments());
-    Block &oldBefore = op.getBefore().front();
-    if (failed(lowerBody(l, oldBefore)))
-      return failure();
-    auto cond = cast<scf::ConditionOp>(oldBefore.getTerminator());
-    l.b.create<scf::ConditionOp>(cond.getLoc(), l.lookup(cond.getCondition()),
-                                 l.flatten(cond.getArgs()));
-  }
-  {
-    OpBuilder::InsertionGuard guard(l.b);
-    l.b.setInsertionPointToEnd(after);
-    l.unflatten(op.getAfter().getArguments(), after->getArguments());
-    Block &oldAfter = op.getAfter().front();
-    if (failed(lowerBody(l, oldAfter)))
-      return failure();
-    auto yield = cast<scf::YieldOp>(oldAfter.getTerminator());
-    l.b.create<scf::YieldOp>(yield.getLoc(), l.flatten(yield.getOperands()));
-  }
-  l.unflatten(op.getResults(), newWhile.getResults());
-  l.b.setInsertionPointAfter(newWhile);
-  return success();
-}
+private:
+  DistLowerer &l;
+};
 
 bool touchesTiles(Operation *op) {
   return llvm::any_of(op->getOperandTypes(), isTile) ||
@@ -251,18 +176,10 @@ LogicalResult DistLowerer::lowerDistBlock(Block &block) {
 
 LogicalResult DistLowerer::lowerDistOp(Operation *op) {
   b.setInsertionPointToEnd(b.getInsertionBlock());
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return lowerFor(*this, loop);
-  if (auto ifOp = dyn_cast<scf::IfOp>(op))
-    return lowerIf(*this, ifOp);
-  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
-    return lowerWhile(*this, whileOp);
-  if (isa<tile::ReturnOp>(op)) {
-    if (op->getNumOperands() != 0)
-      return unsupported(op, "kernels return nothing");
-    b.create<LLVM::ReturnOp>(op->getLoc(), ValueRange{});
-    return success();
-  }
+  RegisterCarrier carrier(*this);
+  if (std::optional<LogicalResult> result =
+          lowerControlFlow(*this, carrier, op))
+    return *result;
   if (!touchesTiles(op)) {
     if (isa<tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(op))
       return lowerScalarSideEffect(*this, op);

@@ -24,7 +24,8 @@
 // (LoweringOptions::matrixUnits): the family gives the layout's bases and
 // the dot's instructions; this lowering knows no family by name. Files:
 //   DistLayout.cpp       layouts to DistLayout, thread coordinates, staging
-//   DistLowering.cpp     walking, control flow, the entry
+//   DistLowering.cpp     walking, how tiles cross regions (as registers),
+//                        the entry (control flow itself: ControlFlow.cpp)
 //   DistElementwise.cpp  constants, splat, make_range, elementwise ops
 //   DistMemory.cpp       loads, stores (vectorized per thread), atomics
 //   DistReduceScan.cpp   reduce (registers, shuffles, warps), scan
@@ -302,20 +303,9 @@ backend::MatrixLayout toMatrixLayout(tile::MatrixLayoutAttr matrix);
 mlir::LogicalResult lowerSharedMatrixOperand(DistLowerer &l,
                                              mlir::Operation *convert);
 
-// Op families of the distributed lowering: std::nullopt when |op| is not one
-// of their ops.
-std::optional<mlir::LogicalResult> lowerDistElementwise(DistLowerer &l,
-                                                        mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistMemory(DistLowerer &l,
-                                                   mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistReduceScan(DistLowerer &l,
-                                                       mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistShape(DistLowerer &l,
-                                                  mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistDot(DistLowerer &l,
-                                                mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDistDebug(DistLowerer &l,
-                                                  mlir::Operation *op);
+/// The op families of the distributed lowering, a file each (listed above).
+OpFamily<DistLowerer> lowerDistElementwise, lowerDistMemory,
+    lowerDistReduceScan, lowerDistShape, lowerDistDot, lowerDistDebug;
 
 /// The distributed lowering of |kernel| into |fn| (DistLowering.cpp).
 mlir::LogicalResult lowerDistributedKernel(DistLowerer &l, tile::FuncOp kernel);

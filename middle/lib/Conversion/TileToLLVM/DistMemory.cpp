@@ -82,40 +82,6 @@ SmallVector<Value> unpackFromMemory(DistLowerer &l, Location loc, Value packed,
   return values;
 }
 
-/// Runs |body| only where |condition| (null: always) holds.
-void guarded(DistLowerer &l, Location loc, Value condition,
-             llvm::function_ref<void()> body) {
-  if (!condition) {
-    body();
-    return;
-  }
-  OpBuilder::InsertionGuard guard(l.b);
-  auto ifOp = l.b.create<scf::IfOp>(loc, TypeRange{}, condition, false);
-  l.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-  body();
-}
-
-/// condition ? taken() : otherwise(), computing only the side taken.
-Value select(DistLowerer &l, Location loc, Type type, Value condition,
-             llvm::function_ref<Value()> taken,
-             llvm::function_ref<Value()> otherwise) {
-  OpBuilder::InsertionGuard guard(l.b);
-  auto ifOp = l.b.create<scf::IfOp>(loc, type, condition, true);
-  l.b.setInsertionPointToStart(ifOp.thenBlock());
-  l.b.create<scf::YieldOp>(loc, taken());
-  l.b.setInsertionPointToStart(ifOp.elseBlock());
-  l.b.create<scf::YieldOp>(loc, otherwise());
-  return ifOp.getResult(0);
-}
-
-Value andValues(DistLowerer &l, Location loc, Value a, Value b) {
-  if (!a)
-    return b;
-  if (!b)
-    return a;
-  return l.b.create<arith::AndIOp>(loc, a, b);
-}
-
 Value zeroOf(DistLowerer &l, Location loc, Type type) {
   return l.b.create<arith::ConstantOp>(loc, l.b.getZeroAttr(type));
 }
@@ -144,12 +110,13 @@ LogicalResult lowerLoad(DistLowerer &l, tile::LoadOp op) {
     };
     Value packed;
     if (op.getMask()) {
-      packed = select(l, loc, memType, l.regsOf(op.getMask())[r], load, [&] {
-        if (op.getOther())
-          return packForMemory(
-              l, loc, l.regsOf(op.getOther()).slice(r, width), elem);
-        return zeroOf(l, loc, memType);
-      });
+      packed = conditionalValue(
+          l, loc, memType, l.regsOf(op.getMask())[r], load, [&] {
+            if (op.getOther())
+              return packForMemory(
+                  l, loc, l.regsOf(op.getOther()).slice(r, width), elem);
+            return zeroOf(l, loc, memType);
+          });
     } else {
       packed = load();
     }
@@ -282,33 +249,18 @@ void forEachBlockRegister(
   BlockPointer bp = unpackBlockPointer(l, loc, packed, layout.getRank());
   for (int64_t r = 0; r < layout.getNumRegs(); r += step) {
     SmallVector<Value> coords = l.regCoords(loc, layout, r);
-    Value offset = l.constI64(loc, 0);
+    // The coordinates are i32, as the block's offsets: the sum is widened.
     Value inBounds;
-    for (int64_t d = 0; d < layout.getRank(); ++d) {
-      Value position = b.create<arith::ExtSIOp>(
-          loc, b.getI64Type(),
-          b.create<arith::AddIOp>(loc, bp.offsets[d], coords[d]));
-      offset = b.create<arith::AddIOp>(
-          loc, offset, b.create<arith::MulIOp>(loc, position, bp.strides[d]));
-      if (llvm::is_contained(boundaryCheck, static_cast<int32_t>(d))) {
-        Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
-                                            position, l.constI64(loc, 0));
-        Value high = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                             position, bp.shape[d]);
-        inBounds = andValues(l, loc, inBounds,
-                             b.create<arith::AndIOp>(loc, low, high));
-      }
-    }
-    Value address = b.create<LLVM::GEPOp>(loc, l.ptrType(), l.storageType(elem),
-                                          bp.base, ValueRange{offset});
+    Value address = blockElementAddress(
+        l, loc, bp, elem, boundaryCheck,
+        [&](int64_t d) -> Value {
+          return b.create<arith::ExtSIOp>(
+              loc, b.getI64Type(),
+              b.create<arith::AddIOp>(loc, bp.offsets[d], coords[d]));
+        },
+        inBounds);
     body(r, address, inBounds);
   }
-}
-
-SmallVector<int32_t> boundaryChecks(std::optional<ArrayRef<int32_t>> checks) {
-  if (!checks)
-    return {};
-  return SmallVector<int32_t>(checks->begin(), checks->end());
 }
 
 LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
@@ -320,17 +272,9 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
   FailureOr<DistLayout> layout = l.layoutOf(type, loc);
   if (failed(layout))
     return failure();
-  Value padding;
-  if (op.getPadding() && *op.getPadding() == tile::PaddingOption::nan) {
-    auto floatType = dyn_cast<FloatType>(memType);
-    if (!floatType)
-      return l.unsupported(op, "NaN padding of a non-float tile");
-    padding = b.create<arith::ConstantOp>(
-        loc, b.getFloatAttr(floatType,
-                            APFloat::getNaN(floatType.getFloatSemantics())));
-  } else {
-    padding = zeroOf(l, loc, memType);
-  }
+  FailureOr<Value> padding = blockPadding(l, op, memType);
+  if (failed(padding))
+    return failure();
   // A predicate on the whole block (software pipelining).
   Value predicate = op.getMask() ? l.lookup(op.getMask()) : Value();
   SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
@@ -338,12 +282,12 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
   int64_t width =
       blockVectorWidth(l, *layout, op.getPtr(), elemBytes, checks);
   Type vectorType = width == 1 ? memType : VectorType::get({width}, memType);
-  Value vectorPadding = padding;
+  Value vectorPadding = *padding;
   if (width > 1)
     vectorPadding = b.create<LLVM::PoisonOp>(loc, vectorType);
   for (int64_t i = 0; width > 1 && i < width; ++i)
-    vectorPadding = b.create<LLVM::InsertElementOp>(loc, vectorPadding, padding,
-                                                    l.constI32(loc, i));
+    vectorPadding = b.create<LLVM::InsertElementOp>(
+        loc, vectorPadding, *padding, l.constI32(loc, i));
   SmallVector<Value> result;
   forEachBlockRegister(
       l, loc, *layout, l.lookup(op.getPtr()), elem, checks, width,
@@ -354,9 +298,10 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
                                         static_cast<unsigned>(width * elemBytes),
                                         op.getIsVolatile());
         };
-        Value value = inBounds ? select(l, loc, vectorType, inBounds, load,
-                                        [&] { return vectorPadding; })
-                               : load();
+        Value value = inBounds
+                          ? conditionalValue(l, loc, vectorType, inBounds, load,
+                                             [&] { return vectorPadding; })
+                          : load();
         llvm::append_range(result,
                            unpackFromMemory(l, loc, value, elem, width));
       });
@@ -458,11 +403,6 @@ LogicalResult lowerAtomic(DistLowerer &l, Operation *op, Value ptrs,
   return success();
 }
 
-bool isBlockPointer(Value ptr) {
-  auto type = dyn_cast<tile::PointerType>(ptr.getType());
-  return type && isa<RankedTensorType>(type.getPointeeType());
-}
-
 } // namespace
 
 int64_t tegula::lowering::getBlockContiguousDim(DistLowerer &l,
@@ -525,7 +465,7 @@ LogicalResult tegula::lowering::copyLoadToShared(
     if (!mask)
       packed = load();
     else
-      packed = select(l, loc, memType, mask, load, [&] {
+      packed = conditionalValue(l, loc, memType, mask, load, [&] {
         if (op.getOther() && !block)
           return packForMemory(l, loc, l.regsOf(op.getOther()).slice(r, width),
                                elem);

@@ -10,6 +10,8 @@
 
 #include "DistLowering.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
@@ -45,7 +47,7 @@ std::optional<SmallVector<Value>> mapRegisters(const DistLayout &from,
 
 /// Source coordinates as i32 values, from result coordinates.
 using ValueCoordMap =
-    llvm::function_ref<SmallVector<Value>(ArrayRef<Value>)>;
+    llvm::function_ref<SmallVector<Value, 4>(ArrayRef<Value>)>;
 
 /// The result of a one-source shape op: registers when they line up, else
 /// through shared memory.
@@ -103,7 +105,7 @@ LogicalResult lowerReshape(DistLowerer &l, Operation *op) {
       [&](ArrayRef<int64_t> c) { return delinearize(linearize(c, out), in); },
       [&](ArrayRef<Value> coords) {
         Value linear = l.linearIndex(loc, coords, out);
-        SmallVector<Value> result(in.size());
+        SmallVector<Value, 4> result(in.size());
         for (int64_t d = static_cast<int64_t>(in.size()) - 1; d >= 0; --d) {
           result[d] = l.b.create<arith::RemUIOp>(loc, linear,
                                                  l.constI32(loc, in[d]));
@@ -114,7 +116,7 @@ LogicalResult lowerReshape(DistLowerer &l, Operation *op) {
       });
 }
 
-LogicalResult lowerJoin(DistLowerer &l, tile::JoinOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::JoinOp op) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getLhs().getType());
   auto type = cast<RankedTensorType>(op.getResult().getType());
@@ -171,7 +173,7 @@ LogicalResult lowerJoin(DistLowerer &l, tile::JoinOp op) {
   return success();
 }
 
-LogicalResult lowerSplit(DistLowerer &l, tile::SplitOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::SplitOp op) {
   Location loc = op.getLoc();
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
@@ -215,7 +217,7 @@ LogicalResult lowerSplit(DistLowerer &l, tile::SplitOp op) {
   return success();
 }
 
-LogicalResult lowerCat(DistLowerer &l, tile::CatOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::CatOp op) {
   Location loc = op.getLoc();
   auto type = cast<RankedTensorType>(op.getResult().getType());
   Type elem = type.getElementType();
@@ -241,9 +243,8 @@ LogicalResult lowerCat(DistLowerer &l, tile::CatOp op) {
   return success();
 }
 
-LogicalResult lowerGather(DistLowerer &l, tile::GatherOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::GatherOp op) {
   Location loc = op.getLoc();
-  OpBuilder &b = l.b;
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   auto idxType = cast<RankedTensorType>(op.getIndices().getType());
   auto type = cast<RankedTensorType>(op.getResult().getType());
@@ -262,16 +263,8 @@ LogicalResult lowerGather(DistLowerer &l, tile::GatherOp op) {
   SmallVector<Value> result;
   for (int64_t r = 0; r < to->getNumRegs(); ++r) {
     SmallVector<Value> coords = l.regCoords(loc, *to, r);
-    Value at = indices[r];
-    Type atType = at.getType();
-    if (!atType.isInteger(32))
-      at = atType.getIntOrFloatBitWidth() < 32
-               ? b.create<arith::ExtSIOp>(loc, b.getI32Type(), at).getResult()
-               : b.create<arith::TruncIOp>(loc, b.getI32Type(), at).getResult();
-    at = b.create<arith::MaxSIOp>(loc, at, l.constI32(loc, 0));
-    at = b.create<arith::MinSIOp>(loc, at,
-                                  l.constI32(loc, srcType.getDimSize(axis) - 1));
-    coords[axis] = at;
+    coords[axis] =
+        clampGatherIndex(l, loc, indices[r], 32, srcType.getDimSize(axis));
     result.push_back(l.loadShared(
         loc, 0, elem, l.linearIndex(loc, coords, srcType.getShape())));
   }
@@ -280,7 +273,7 @@ LogicalResult lowerGather(DistLowerer &l, tile::GatherOp op) {
   return success();
 }
 
-LogicalResult lowerHistogram(DistLowerer &l, tile::HistogramOp op) {
+LogicalResult lowerShapeOp(DistLowerer &l, tile::HistogramOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
@@ -302,27 +295,18 @@ LogicalResult lowerHistogram(DistLowerer &l, tile::HistogramOp op) {
   l.barrier(loc);
   Value owner = from->hasReplication() ? l.isOwner(*from) : Value();
   for (int64_t r = 0; r < from->getNumRegs(); ++r) {
-    Value v = l.regsOf(op.getSrc())[r];
-    if (!v.getType().isInteger(64))
-      v = b.create<arith::ExtSIOp>(loc, b.getI64Type(), v);
-    Value ok = b.create<arith::AndIOp>(
-        loc,
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v,
-                                l.constI64(loc, 0)),
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v,
-                                l.constI64(loc, bins)));
+    Value ok;
+    Value v = histogramBin(l, loc, l.regsOf(op.getSrc())[r], bins, ok);
     if (op.getMask())
       ok = b.create<arith::AndIOp>(loc, ok, l.regsOf(op.getMask())[r]);
     if (owner)
       ok = b.create<arith::AndIOp>(loc, ok, owner);
-    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, ok, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value index = b.create<arith::TruncIOp>(loc, i32, v);
-    b.create<LLVM::AtomicRMWOp>(loc, LLVM::AtomicBinOp::add,
-                                l.sharedAddress(loc, 0, i32, index),
-                                l.constI32(loc, 1),
-                                LLVM::AtomicOrdering::monotonic);
+    guarded(l, loc, ok, [&] {
+      Value index = b.create<arith::TruncIOp>(loc, i32, v);
+      b.create<LLVM::AtomicRMWOp>(
+          loc, LLVM::AtomicBinOp::add, l.sharedAddress(loc, 0, i32, index),
+          l.constI32(loc, 1), LLVM::AtomicOrdering::monotonic);
+    });
   }
   l.barrier(loc);
   l.setRegs(op.getResult(),
@@ -386,34 +370,19 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
     return lowerMapped(
         l, op, broadcast.getSrc(), broadcast.getResult(),
         [&](ArrayRef<int64_t> c) {
-          Coords result(c);
-          for (auto [d, size] : llvm::enumerate(in))
-            if (size == 1)
-              result[d] = 0;
-          return result;
+          return broadcastSourceCoords<int64_t>(c, in, [] { return 0; });
         },
         [&](ArrayRef<Value> c) {
-          SmallVector<Value> result(c);
-          for (auto [d, size] : llvm::enumerate(in))
-            if (size == 1)
-              result[d] = l.constI32(loc, 0);
-          return result;
+          return broadcastSourceCoords<Value>(
+              c, in, [&] { return l.constI32(loc, 0); });
         });
   }
   if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
     int64_t axis = expand.getAxis();
     return lowerMapped(
         l, op, expand.getSrc(), expand.getResult(),
-        [&](ArrayRef<int64_t> c) {
-          Coords result(c);
-          result.erase(result.begin() + axis);
-          return result;
-        },
-        [&](ArrayRef<Value> c) {
-          SmallVector<Value> result(c);
-          result.erase(result.begin() + axis);
-          return result;
-        });
+        [&](ArrayRef<int64_t> c) { return expandDimsSourceCoords(c, axis); },
+        [&](ArrayRef<Value> c) { return expandDimsSourceCoords(c, axis); });
   }
   if (isa<tile::ReshapeOp>(op))
     return lowerReshape(l, op);
@@ -421,28 +390,12 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
     ArrayRef<int32_t> order = trans.getOrder();
     return lowerMapped(
         l, op, trans.getSrc(), trans.getResult(),
-        [&](ArrayRef<int64_t> c) {
-          Coords result(c.size());
-          for (auto [k, value] : llvm::enumerate(c))
-            result[order[k]] = value;
-          return result;
-        },
-        [&](ArrayRef<Value> c) {
-          SmallVector<Value> result(c.size());
-          for (auto [k, value] : llvm::enumerate(c))
-            result[order[k]] = value;
-          return result;
-        });
+        [&](ArrayRef<int64_t> c) { return transSourceCoords(c, order); },
+        [&](ArrayRef<Value> c) { return transSourceCoords(c, order); });
   }
-  if (auto join = dyn_cast<tile::JoinOp>(op))
-    return lowerJoin(l, join);
-  if (auto split = dyn_cast<tile::SplitOp>(op))
-    return lowerSplit(l, split);
-  if (auto cat = dyn_cast<tile::CatOp>(op))
-    return lowerCat(l, cat);
-  if (auto gather = dyn_cast<tile::GatherOp>(op))
-    return lowerGather(l, gather);
-  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
-    return lowerHistogram(l, histogram);
-  return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+      .Case<tile::JoinOp, tile::SplitOp, tile::CatOp, tile::GatherOp,
+            tile::HistogramOp>(
+          [&](auto shapeOp) { return lowerShapeOp(l, shapeOp); })
+      .Default([](Operation *) { return std::nullopt; });
 }

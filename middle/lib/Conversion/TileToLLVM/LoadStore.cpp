@@ -5,7 +5,9 @@
 // from the run's first address; otherwise a (masked) gather or scatter.
 // Masked-off lanes read |other| (zero without one) and never touch memory.
 // Block pointers (tl.make_block_ptr) load and store element by element with
-// the bounds checks their boundary_check asks for.
+// the bounds checks their boundary_check asks for. The address, bounds check
+// and padding of a block-pointer element, and the small builders around
+// conditional code, are defined here for the distributed lowering as well.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,20 +57,16 @@ Access planAccess(Lowerer &l, Value ptrs, RankedTensorType type,
   return access;
 }
 
-
-/// |condition| ? thenValue() : elseValue(), computing only the side taken
-/// (an scf.if yielding a value of |type|).
-Value conditionalValue(Lowerer &l, Location loc, Type type, Value condition,
-                       llvm::function_ref<Value()> thenValue,
-                       llvm::function_ref<Value()> elseValue) {
-  OpBuilder &b = l.b;
-  auto ifOp = b.create<scf::IfOp>(loc, type, condition, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifOp.thenBlock());
-  b.create<scf::YieldOp>(loc, thenValue());
-  b.setInsertionPointToStart(ifOp.elseBlock());
-  b.create<scf::YieldOp>(loc, elseValue());
-  return ifOp.getResult(0);
+/// Whether a chunk of |width| elements through the tile of pointers |ptrs|
+/// is one contiguous access (only when the plan's chunks are that wide),
+/// and its alignment.
+std::pair<bool, unsigned> chunkAccess(Lowerer &l, Value ptrs, Type elem,
+                                      int64_t width) {
+  Access access =
+      planAccess(l, ptrs, cast<RankedTensorType>(ptrs.getType()), elem);
+  if (access.contiguous && access.width == width)
+    return {true, access.alignment};
+  return {false, static_cast<unsigned>(l.storageBytes(elem))};
 }
 
 /// Whether every lane of the mask chunk |mask| is set.
@@ -143,14 +141,9 @@ Value emitTileLoad(Lowerer &l, tile::LoadOp op, ArrayRef<Value> operands,
                    int64_t width) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
-  auto resultType = cast<RankedTensorType>(op.getType());
-  Type elem = resultType.getElementType();
+  Type elem = cast<RankedTensorType>(op.getType()).getElementType();
   Type memType = l.storageType(elem);
-  Access access = planAccess(l, op.getPtr(), ptrType, elem);
-  bool contiguous = access.contiguous && access.width == width;
-  unsigned alignment = contiguous ? access.alignment
-                                  : static_cast<unsigned>(l.storageBytes(elem));
+  auto [contiguous, alignment] = chunkAccess(l, op.getPtr(), elem, width);
   Value addresses = operands[0];
   Value mask = op.getMask() ? operands[1] : Value();
   Value other;
@@ -215,13 +208,9 @@ void emitTileStore(Lowerer &l, tile::StoreOp op, ArrayRef<Value> operands,
                    int64_t width) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
   Type elem = cast<RankedTensorType>(op.getValue().getType()).getElementType();
   Type memType = l.storageType(elem);
-  Access access = planAccess(l, op.getPtr(), ptrType, elem);
-  bool contiguous = access.contiguous && access.width == width;
-  unsigned alignment = contiguous ? access.alignment
-                                  : static_cast<unsigned>(l.storageBytes(elem));
+  auto [contiguous, alignment] = chunkAccess(l, op.getPtr(), elem, width);
   Value addresses = operands[0];
   Value value = operands[1];
   Value mask = op.getMask() ? operands[2] : Value();
@@ -289,6 +278,93 @@ BlockPointer tegula::lowering::unpackBlockPointer(Lowerer &l, Location loc,
   return bp;
 }
 
+Value tegula::lowering::conditionalValue(Lowerer &l, Location loc, Type type,
+                                         Value condition,
+                                         function_ref<Value()> thenValue,
+                                         function_ref<Value()> elseValue) {
+  OpBuilder &b = l.b;
+  auto ifOp =
+      b.create<scf::IfOp>(loc, type, condition, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifOp.thenBlock());
+  b.create<scf::YieldOp>(loc, thenValue());
+  b.setInsertionPointToStart(ifOp.elseBlock());
+  b.create<scf::YieldOp>(loc, elseValue());
+  return ifOp.getResult(0);
+}
+
+void tegula::lowering::guarded(Lowerer &l, Location loc, Value condition,
+                               function_ref<void()> body) {
+  if (!condition) {
+    body();
+    return;
+  }
+  OpBuilder::InsertionGuard guard(l.b);
+  auto ifOp = l.b.create<scf::IfOp>(loc, TypeRange{}, condition, false);
+  l.b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  body();
+}
+
+Value tegula::lowering::andValues(Lowerer &l, Location loc, Value a, Value b) {
+  if (!a)
+    return b;
+  if (!b)
+    return a;
+  return l.b.create<arith::AndIOp>(loc, a, b);
+}
+
+bool tegula::lowering::isBlockPointer(Value ptr) {
+  auto type = dyn_cast<tile::PointerType>(ptr.getType());
+  return type && isa<RankedTensorType>(type.getPointeeType());
+}
+
+SmallVector<int32_t>
+tegula::lowering::boundaryChecks(std::optional<ArrayRef<int32_t>> checks) {
+  if (!checks)
+    return {};
+  return SmallVector<int32_t>(checks->begin(), checks->end());
+}
+
+Value tegula::lowering::blockElementAddress(
+    Lowerer &l, Location loc, const BlockPointer &bp, Type elem,
+    ArrayRef<int32_t> boundaryCheck, function_ref<Value(int64_t d)> position,
+    Value &inBounds) {
+  OpBuilder &b = l.b;
+  Value offset = l.constI64(loc, 0);
+  inBounds = Value();
+  for (int64_t d = 0, rank = bp.offsets.size(); d < rank; ++d) {
+    Value at = position(d);
+    offset = b.create<arith::AddIOp>(
+        loc, offset, b.create<arith::MulIOp>(loc, at, bp.strides[d]));
+    if (llvm::is_contained(boundaryCheck, static_cast<int32_t>(d))) {
+      Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, at,
+                                          l.constI64(loc, 0));
+      Value high = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, at,
+                                           bp.shape[d]);
+      inBounds =
+          andValues(l, loc, inBounds, b.create<arith::AndIOp>(loc, low, high));
+    }
+  }
+  return b.create<LLVM::GEPOp>(loc, l.ptrType(), l.storageType(elem), bp.base,
+                               ValueRange{offset});
+}
+
+FailureOr<Value> tegula::lowering::blockPadding(Lowerer &l, tile::LoadOp op,
+                                                Type memType) {
+  OpBuilder &b = l.b;
+  Location loc = op.getLoc();
+  if (!op.getPadding() || *op.getPadding() != tile::PaddingOption::nan)
+    return b.create<arith::ConstantOp>(loc, b.getZeroAttr(memType)).getResult();
+  auto floatType = dyn_cast<FloatType>(memType);
+  if (!floatType)
+    return l.unsupported(op, "NaN padding of a non-float tile");
+  return b
+      .create<arith::ConstantOp>(
+          loc, b.getFloatAttr(floatType,
+                              APFloat::getNaN(floatType.getFloatSemantics())))
+      .getResult();
+}
+
 namespace {
 
 /// For each element of the block: its address and whether the checked
@@ -300,32 +376,22 @@ void forEachBlockElement(
         body) {
   OpBuilder &b = l.b;
   l.forEachIndex(loc, shape, [&](ArrayRef<Value> indices) {
-    Value offset = l.constI64(loc, 0);
+    // The block's offsets are i32: widened before the element's index adds.
     Value inBounds;
-    for (auto [d, index] : llvm::enumerate(indices)) {
-      Value position = b.create<arith::AddIOp>(
-          loc, b.create<arith::ExtSIOp>(loc, b.getI64Type(), bp.offsets[d]),
-          index);
-      offset = b.create<arith::AddIOp>(
-          loc, offset, b.create<arith::MulIOp>(loc, position, bp.strides[d]));
-      if (llvm::is_contained(boundaryCheck, static_cast<int32_t>(d))) {
-        Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
-                                            position, l.constI64(loc, 0));
-        Value high = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt,
-                                             position, bp.shape[d]);
-        Value both = b.create<arith::AndIOp>(loc, low, high);
-        inBounds = inBounds ? b.create<arith::AndIOp>(loc, inBounds, both)
-                            : both;
-      }
-    }
-    Value address = b.create<LLVM::GEPOp>(loc, l.ptrType(), l.storageType(elem),
-                                          bp.base, ValueRange{offset});
+    Value address = blockElementAddress(
+        l, loc, bp, elem, boundaryCheck,
+        [&](int64_t d) -> Value {
+          return b.create<arith::AddIOp>(
+              loc, b.create<arith::ExtSIOp>(loc, b.getI64Type(), bp.offsets[d]),
+              indices[d]);
+        },
+        inBounds);
     body(l.linearize(loc, indices, shape), address, inBounds);
   });
 }
 
-LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
-                             tile::PointerType ptrType) {
+LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op) {
+  auto ptrType = cast<tile::PointerType>(op.getPtr().getType());
   if (op.getMask())
     return l.unsupported(op, "a predicated block-pointer load in the "
                              "one-thread lowering");
@@ -336,20 +402,10 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
   Type memType = l.storageType(elem);
   Value buffer = l.allocTile(loc, type, op.getResult());
   BlockPointer bp = unpackBlockPointer(l, loc, l.lookup(op.getPtr()), type.getRank());
-  SmallVector<int32_t> checks;
-  if (op.getBoundaryCheck())
-    checks.assign(op.getBoundaryCheck()->begin(), op.getBoundaryCheck()->end());
-  Value padding;
-  if (op.getPadding() && *op.getPadding() == tile::PaddingOption::nan) {
-    if (!isa<FloatType>(memType))
-      return l.unsupported(op, "NaN padding of a non-float tile");
-    padding = b.create<arith::ConstantOp>(
-        loc, b.getFloatAttr(memType, APFloat::getNaN(
-                                         cast<FloatType>(memType)
-                                             .getFloatSemantics())));
-  } else {
-    padding = b.create<arith::ConstantOp>(loc, b.getZeroAttr(memType));
-  }
+  SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
+  FailureOr<Value> padding = blockPadding(l, op, memType);
+  if (failed(padding))
+    return failure();
   forEachBlockElement(
       l, loc, bp, elem, type.getShape(), checks,
       [&](Value linear, Value address, Value inBounds) {
@@ -360,7 +416,7 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
         };
         Value value = inBounds
                           ? conditionalValue(l, loc, memType, inBounds, loadOne,
-                                             [&] { return padding; })
+                                             [&] { return *padding; })
                           : loadOne();
         b.create<LLVM::StoreOp>(loc, value,
                                 l.elementAddress(loc, buffer, elem, linear),
@@ -370,30 +426,25 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op,
   return success();
 }
 
-LogicalResult lowerBlockStore(Lowerer &l, tile::StoreOp op,
-                              tile::PointerType ptrType) {
+LogicalResult lowerBlockStore(Lowerer &l, tile::StoreOp op) {
+  auto ptrType = cast<tile::PointerType>(op.getPtr().getType());
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(ptrType.getPointeeType());
   Type elem = type.getElementType();
   Type memType = l.storageType(elem);
   BlockPointer bp = unpackBlockPointer(l, loc, l.lookup(op.getPtr()), type.getRank());
-  SmallVector<int32_t> checks;
-  if (op.getBoundaryCheck())
-    checks.assign(op.getBoundaryCheck()->begin(), op.getBoundaryCheck()->end());
+  SmallVector<int32_t> checks = boundaryChecks(op.getBoundaryCheck());
   Value values = l.lookup(op.getValue());
   forEachBlockElement(
       l, loc, bp, elem, type.getShape(), checks,
       [&](Value linear, Value address, Value inBounds) {
-        OpBuilder::InsertionGuard guard(b);
-        if (inBounds) {
-          auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, inBounds, false);
-          b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-        }
-        Value value = b.create<LLVM::LoadOp>(
-            loc, memType, l.elementAddress(loc, values, elem, linear),
-            l.storageBytes(elem));
-        b.create<LLVM::StoreOp>(loc, value, address, l.storageBytes(elem));
+        guarded(l, loc, inBounds, [&] {
+          Value value = b.create<LLVM::LoadOp>(
+              loc, memType, l.elementAddress(loc, values, elem, linear),
+              l.storageBytes(elem));
+          b.create<LLVM::StoreOp>(loc, value, address, l.storageBytes(elem));
+        });
       });
   return success();
 }
@@ -414,20 +465,12 @@ std::optional<LogicalResult>
 tegula::lowering::lowerLoadStoreFamily(Lowerer &l, Operation *op) {
   OpBuilder &b = l.b;
   Location loc = op->getLoc();
-  if (auto load = dyn_cast<tile::LoadOp>(op)) {
-    Type ptrType = load.getPtr().getType();
-    auto ptr = cast<tile::PointerType>(ptrType);
-    if (isa<RankedTensorType>(ptr.getPointeeType()))
-      return lowerBlockLoad(l, load, ptr);
-    return lowerScalarLoad(l, load);
-  }
-  if (auto store = dyn_cast<tile::StoreOp>(op)) {
-    Type ptrType = store.getPtr().getType();
-    auto ptr = cast<tile::PointerType>(ptrType);
-    if (isa<RankedTensorType>(ptr.getPointeeType()))
-      return lowerBlockStore(l, store, ptr);
-    return lowerScalarStore(l, store);
-  }
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    return isBlockPointer(load.getPtr()) ? lowerBlockLoad(l, load)
+                                         : lowerScalarLoad(l, load);
+  if (auto store = dyn_cast<tile::StoreOp>(op))
+    return isBlockPointer(store.getPtr()) ? lowerBlockStore(l, store)
+                                          : lowerScalarStore(l, store);
   if (auto make = dyn_cast<tile::MakeTensorPtrOp>(op)) {
     auto ptrType = cast<tile::PointerType>(make.getType());
     Value packed = b.create<LLVM::UndefOp>(loc, l.blockPtrType(ptrType));

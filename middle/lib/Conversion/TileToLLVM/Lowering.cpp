@@ -266,7 +266,7 @@ LogicalResult Lowerer::unsupported(Operation *op, const Twine &why) {
 }
 
 //===----------------------------------------------------------------------===//
-// Control flow
+// Tiles across regions: in buffers
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -295,162 +295,45 @@ void copyYielded(Lowerer &l, Location loc, ValueRange oldValues,
       l.copyTile(loc, type, sources[i], destinations[i]);
 }
 
-/// The scalar values among |values| (new values), in order.
-SmallVector<Value> scalarsOf(Lowerer &l, ValueRange oldValues) {
-  SmallVector<Value> result;
-  for (Value old : oldValues)
-    if (!isa<RankedTensorType>(old.getType()))
-      result.push_back(l.lookup(old));
-  return result;
-}
+/// The one-thread model's carrier: a carried tile lives in a buffer of its
+/// own (placed by the ScratchPlan for its owner), which every edge into the
+/// region fills; the region op itself carries only the scalars.
+class ScratchCarrier : public RegionCarrier {
+public:
+  explicit ScratchCarrier(Lowerer &l) : l(l) {}
 
-SmallVector<Type> scalarTypesOf(Lowerer &l, TypeRange types) {
-  SmallVector<Type> result;
-  for (Type type : types)
-    if (!isa<RankedTensorType>(type))
-      result.push_back(l.scalarType(type));
-  return result;
-}
-
-/// Buffers for the tile values among |owners|, null entries for scalars.
-SmallVector<Value> buffersFor(Lowerer &l, Location loc, ValueRange owners) {
-  SmallVector<Value> result;
-  for (Value owner : owners) {
-    auto type = dyn_cast<RankedTensorType>(owner.getType());
-    result.push_back(type ? l.allocTile(loc, type, owner) : Value());
-  }
-  return result;
-}
-
-/// Maps |oldValues| to the buffers (tiles) or the next of |scalars|.
-void mapMixed(Lowerer &l, ValueRange oldValues, ArrayRef<Value> buffers,
-              ValueRange scalars) {
-  unsigned next = 0;
-  for (auto [i, old] : llvm::enumerate(oldValues))
-    l.map.map(old, buffers[i] ? buffers[i] : scalars[next++]);
-}
-
-LogicalResult lowerFor(Lowerer &l, scf::ForOp op) {
-  Location loc = op.getLoc();
-  SmallVector<Value> buffers = buffersFor(l, loc, op.getResults());
-  for (auto [i, init] : llvm::enumerate(op.getInitArgs()))
-    if (buffers[i])
-      l.copyTile(loc, cast<RankedTensorType>(init.getType()), l.lookup(init),
-                 buffers[i]);
-  auto loop = l.b.create<scf::ForOp>(
-      loc, l.lookup(op.getLowerBound()), l.lookup(op.getUpperBound()),
-      l.lookup(op.getStep()), scalarsOf(l, op.getInitArgs()));
-  for (NamedAttribute attr : op->getDiscardableAttrs())
-    loop->setAttr(attr.getName(), attr.getValue());
-  {
-    OpBuilder::InsertionGuard guard(l.b);
-    Block *body = loop.getBody();
-    if (!body->empty())
-      body->getTerminator()->erase();
-    l.b.setInsertionPointToEnd(body);
-    l.map.map(op.getInductionVar(), loop.getInductionVar());
-    mapMixed(l, op.getRegionIterArgs(), buffers, loop.getRegionIterArgs());
-    for (Operation &inner : op.getBody()->without_terminator())
-      if (failed(l.lowerOp(&inner)))
-        return failure();
-    auto yield = cast<scf::YieldOp>(op.getBody()->getTerminator());
-    copyYielded(l, yield.getLoc(), yield.getOperands(), buffers);
-    l.b.create<scf::YieldOp>(yield.getLoc(),
-                             scalarsOf(l, yield.getOperands()));
-  }
-  mapMixed(l, op.getResults(), buffers, loop.getResults());
-  return success();
-}
-
-LogicalResult lowerIf(Lowerer &l, scf::IfOp op) {
-  Location loc = op.getLoc();
-  SmallVector<Value> buffers = buffersFor(l, loc, op.getResults());
-  auto newIf = l.b.create<scf::IfOp>(
-      loc, scalarTypesOf(l, op.getResultTypes()), l.lookup(op.getCondition()),
-      /*withElseRegion=*/true);
-  for (auto [oldRegion, newRegion] :
-       {std::pair<Region *, Region *>{&op.getThenRegion(),
-                                      &newIf.getThenRegion()},
-        {&op.getElseRegion(), &newIf.getElseRegion()}}) {
-    OpBuilder::InsertionGuard guard(l.b);
-    Block *block = &newRegion->front();
-    if (!block->empty() && block->back().hasTrait<OpTrait::IsTerminator>())
-      block->back().erase();
-    l.b.setInsertionPointToEnd(block);
-    if (oldRegion->empty()) {
-      l.b.create<scf::YieldOp>(loc);
-      continue;
+  FailureOr<Slots> slotsFor(Location loc, ValueRange owners) override {
+    Slots slots;
+    for (Value owner : owners) {
+      auto type = dyn_cast<RankedTensorType>(owner.getType());
+      slots.buffers.push_back(type ? l.allocTile(loc, type, owner) : Value());
+      if (!type)
+        slots.types.push_back(l.scalarType(owner.getType()));
     }
-    Block &oldBlock = oldRegion->front();
-    for (Operation &inner : oldBlock.without_terminator())
-      if (failed(l.lowerOp(&inner)))
-        return failure();
-    auto yield = cast<scf::YieldOp>(oldBlock.getTerminator());
-    copyYielded(l, yield.getLoc(), yield.getOperands(), buffers);
-    l.b.create<scf::YieldOp>(yield.getLoc(),
-                             scalarsOf(l, yield.getOperands()));
+    return slots;
   }
-  mapMixed(l, op.getResults(), buffers, newIf.getResults());
-  return success();
-}
 
-LogicalResult lowerWhile(Lowerer &l, scf::WhileOp op) {
-  Location loc = op.getLoc();
-  // Tiles entering the before region and tiles passed to the after region
-  // (which are also the results) get dedicated buffers.
-  SmallVector<Value> beforeBuffers =
-      buffersFor(l, loc, op.getBefore().getArguments());
-  SmallVector<Value> afterBuffers = buffersFor(l, loc, op.getResults());
-  for (auto [i, init] : llvm::enumerate(op.getInits()))
-    if (beforeBuffers[i])
-      l.copyTile(loc, cast<RankedTensorType>(init.getType()), l.lookup(init),
-                 beforeBuffers[i]);
-  auto newWhile = l.b.create<scf::WhileOp>(
-      loc, scalarTypesOf(l, op.getResultTypes()), scalarsOf(l, op.getInits()));
-  SmallVector<Location> beforeLocs(
-      scalarTypesOf(l, op.getBefore().getArgumentTypes()).size(), loc);
-  SmallVector<Location> afterLocs(
-      scalarTypesOf(l, op.getAfter().getArgumentTypes()).size(), loc);
-  OpBuilder::InsertionGuard outerGuard(l.b);
-  Block *before = l.b.createBlock(
-      &newWhile.getBefore(), {},
-      scalarTypesOf(l, op.getBefore().getArgumentTypes()), beforeLocs);
-  Block *after = l.b.createBlock(
-      &newWhile.getAfter(), {},
-      scalarTypesOf(l, op.getAfter().getArgumentTypes()), afterLocs);
-  {
-    OpBuilder::InsertionGuard guard(l.b);
-    l.b.setInsertionPointToEnd(before);
-    mapMixed(l, op.getBefore().getArguments(), beforeBuffers,
-             before->getArguments());
-    Block &oldBefore = op.getBefore().front();
-    for (Operation &inner : oldBefore.without_terminator())
-      if (failed(l.lowerOp(&inner)))
-        return failure();
-    auto cond = cast<scf::ConditionOp>(oldBefore.getTerminator());
-    copyYielded(l, cond.getLoc(), cond.getArgs(), afterBuffers);
-    l.b.create<scf::ConditionOp>(cond.getLoc(),
-                                 l.lookup(cond.getCondition()),
-                                 scalarsOf(l, cond.getArgs()));
+  SmallVector<Value> pass(Location loc, ValueRange olds,
+                          const Slots &slots) override {
+    copyYielded(l, loc, olds, slots.buffers);
+    SmallVector<Value> scalars;
+    for (Value old : olds)
+      if (!isa<RankedTensorType>(old.getType()))
+        scalars.push_back(l.lookup(old));
+    return scalars;
   }
-  {
-    OpBuilder::InsertionGuard guard(l.b);
-    l.b.setInsertionPointToEnd(after);
-    mapMixed(l, op.getAfter().getArguments(), afterBuffers,
-             after->getArguments());
-    Block &oldAfter = op.getAfter().front();
-    for (Operation &inner : oldAfter.without_terminator())
-      if (failed(l.lowerOp(&inner)))
-        return failure();
-    auto yield = cast<scf::YieldOp>(oldAfter.getTerminator());
-    copyYielded(l, yield.getLoc(), yield.getOperands(), beforeBuffers);
-    l.b.create<scf::YieldOp>(yield.getLoc(),
-                             scalarsOf(l, yield.getOperands()));
+
+  void bind(ValueRange olds, const Slots &slots, ValueRange news) override {
+    unsigned next = 0;
+    for (auto [old, buffer] : llvm::zip(olds, slots.buffers))
+      l.map.map(old, buffer ? buffer : news[next++]);
   }
-  mapMixed(l, op.getResults(), afterBuffers, newWhile.getResults());
-  l.b.setInsertionPointAfter(newWhile);
-  return success();
-}
+
+  LogicalResult lowerOp(Operation *op) override { return l.lowerOp(op); }
+
+private:
+  Lowerer &l;
+};
 
 } // namespace
 
@@ -467,18 +350,10 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
   b.setInsertionPointToEnd(b.getInsertionBlock());
   if (isChunkOp(op))
     return lowerChunkGroup(*this, op);
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return lowerFor(*this, loop);
-  if (auto ifOp = dyn_cast<scf::IfOp>(op))
-    return lowerIf(*this, ifOp);
-  if (auto whileOp = dyn_cast<scf::WhileOp>(op))
-    return lowerWhile(*this, whileOp);
-  if (isa<tile::ReturnOp>(op)) {
-    if (op->getNumOperands() != 0)
-      return unsupported(op, "kernels return nothing");
-    b.create<LLVM::ReturnOp>(op->getLoc(), ValueRange{});
-    return success();
-  }
+  ScratchCarrier carrier(*this);
+  if (std::optional<LogicalResult> result =
+          lowerControlFlow(*this, carrier, op))
+    return *result;
   for (auto family : {lowerElementwiseFamily, lowerLoadStoreFamily,
                       lowerShapeFamily, lowerReduceScanFamily, lowerDotFamily,
                       lowerAtomicFamily, lowerDebugFamily})

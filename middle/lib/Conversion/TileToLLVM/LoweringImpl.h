@@ -5,14 +5,18 @@
 // program's scratch memory; a scalar stays an SSA value. Each op family lives
 // in its own file and is reached through lowerOp():
 //   Elementwise.cpp  arith/math/tile elementwise ops, constants, splat, ranges
-//   LoadStore.cpp    loads and stores (pointer tiles, block pointers)
+//   LoadStore.cpp    loads and stores (pointer tiles, block pointers); the
+//                    block-pointer addressing both lowerings use
 //   Shape.cpp        broadcast, expand_dims, reshape, trans, join, split, cat,
-//                    gather, histogram, convert_layout
+//                    gather, histogram, convert_layout; the shape ops'
+//                    element semantics both lowerings use
 //   ReduceScan.cpp   reduce and scan with their combine regions
 //   Dot.cpp          tl.dot as fused multiply-adds
 //   Atomics.cpp      atomic_rmw, atomic_cas
 //   Debug.cpp        print, assert, debug_barrier
-//   Lowering.cpp     functions, control flow, scratch, the LLVM pipeline
+//   ControlFlow.cpp  scf.for/if/while and tile.return, for both lowerings
+//   Lowering.cpp     functions, scratch, how tiles cross regions (in their
+//                    buffers), the LLVM pipeline
 //
 // Elements are processed in chunks of up to kMaxChunk as MLIR vectors, so the
 // generated code is SIMD without relying on LLVM's loop vectorizer. In chunk
@@ -173,6 +177,51 @@ public:
   mlir::LogicalResult unsupported(mlir::Operation *op, const llvm::Twine &why);
 };
 
+/// How a lowering carries the values that cross the boundaries of region
+/// ops (scf.for, scf.if, scf.while): the one thing the two execution models
+/// do differently in control flow. The one-thread model keeps a carried tile
+/// in a scratch buffer that is written before the region yields, and passes
+/// only the scalars as the region op's values; the distributed model passes
+/// each register of a tile as a value of its own (ControlFlow.cpp).
+class RegionCarrier {
+public:
+  virtual ~RegionCarrier() = default;
+
+  /// Where the values of some owners (a region op's results, or a region's
+  /// arguments) are carried.
+  struct Slots {
+    /// The types of the values the new region op carries for the owners.
+    llvm::SmallVector<mlir::Type> types;
+    /// Per owner, the scratch buffer that holds it: a one-thread tile; null
+    /// for a scalar; empty where the model keeps no buffers.
+    llvm::SmallVector<mlir::Value> buffers;
+  };
+  /// The slots of |owners|; failure (reported at |loc|) when one of them
+  /// cannot be carried. May build the buffers.
+  virtual mlir::FailureOr<Slots> slotsFor(mlir::Location loc,
+                                          mlir::ValueRange owners) = 0;
+  /// The values that hand |olds| (old values: a region op's operands or a
+  /// terminator's) over to |slots|; may build the copies that fill them.
+  virtual llvm::SmallVector<mlir::Value>
+  pass(mlir::Location loc, mlir::ValueRange olds, const Slots &slots) = 0;
+  /// Maps |olds| (a region's arguments or a region op's results, carried in
+  /// |slots|) to |news|, the new op's values.
+  virtual void bind(mlir::ValueRange olds, const Slots &slots,
+                    mlir::ValueRange news) = 0;
+  /// Lowers |op| (not control flow's terminators) in the carrier's model.
+  virtual mlir::LogicalResult lowerOp(mlir::Operation *op) = 0;
+  /// Lowers the ops of |block| but its terminator.
+  mlir::LogicalResult lowerBody(mlir::Block &block);
+  /// Called once |loop| is lowered, with the builder after it.
+  virtual void finishLoop(mlir::scf::ForOp loop) {}
+};
+
+/// Lowers |op| when it is control flow (scf.for, scf.if, scf.while,
+/// tile.return), carrying values with |carrier|; std::nullopt for other ops
+/// (ControlFlow.cpp).
+std::optional<mlir::LogicalResult>
+lowerControlFlow(Lowerer &l, RegionCarrier &carrier, mlir::Operation *op);
+
 /// Ops computed chunk by chunk on tiles of one element count, which one
 /// loop runs together (Fusion.cpp): splat, make_range, uniform tile
 /// constants, elementwise ops, loads and stores through tiles of pointers.
@@ -212,6 +261,82 @@ struct BlockPointer {
 BlockPointer unpackBlockPointer(Lowerer &l, mlir::Location loc,
                                 mlir::Value packed, unsigned rank);
 
+/// Whether |ptr| is a block pointer (tl.make_block_ptr), not a pointer or a
+/// tile of pointers.
+bool isBlockPointer(mlir::Value ptr);
+/// The dimensions a block-pointer load or store checks the bounds of.
+llvm::SmallVector<int32_t>
+boundaryChecks(std::optional<llvm::ArrayRef<int32_t>> checks);
+/// The address of an element of the block |bp| of |elem|: the element at
+/// position(d) (i64, the block's offset included) along each dimension d.
+/// |inBounds| becomes whether the dimensions of |boundaryCheck| are in
+/// bounds (null when none is checked).
+mlir::Value
+blockElementAddress(Lowerer &l, mlir::Location loc, const BlockPointer &bp,
+                    mlir::Type elem, llvm::ArrayRef<int32_t> boundaryCheck,
+                    llvm::function_ref<mlir::Value(int64_t d)> position,
+                    mlir::Value &inBounds);
+/// What a block-pointer load |op| reads where it is out of bounds: NaN or
+/// zero of |memType| (its element type in memory); failure (reported) for
+/// NaN padding of a non-float tile.
+mlir::FailureOr<mlir::Value> blockPadding(Lowerer &l, tile::LoadOp op,
+                                          mlir::Type memType);
+/// |condition| ? thenValue() : elseValue(), computing only the side taken
+/// (an scf.if yielding a value of |type|).
+mlir::Value conditionalValue(Lowerer &l, mlir::Location loc, mlir::Type type,
+                             mlir::Value condition,
+                             llvm::function_ref<mlir::Value()> thenValue,
+                             llvm::function_ref<mlir::Value()> elseValue);
+/// Builds |body| where |condition| holds (always when it is null).
+void guarded(Lowerer &l, mlir::Location loc, mlir::Value condition,
+             llvm::function_ref<void()> body);
+/// |a| and |b|, either of which may be null (always true).
+mlir::Value andValues(Lowerer &l, mlir::Location loc, mlir::Value a,
+                      mlir::Value b);
+
+// Element semantics of shape ops, for both lowerings (Shape.cpp). A
+// coordinate |T| is an int64_t (the layout engine's maps) or an index value.
+
+/// trans: coordinate k of the result is coordinate order[k] of the source.
+template <typename T>
+llvm::SmallVector<T, 4> transSourceCoords(llvm::ArrayRef<T> coords,
+                                          llvm::ArrayRef<int32_t> order) {
+  llvm::SmallVector<T, 4> result(coords.size());
+  for (auto [k, c] : llvm::enumerate(coords))
+    result[order[k]] = c;
+  return result;
+}
+/// broadcast: a dimension of size 1 in the source (|inShape|) reads its
+/// element zero(), whatever the result's coordinate.
+template <typename T>
+llvm::SmallVector<T, 4> broadcastSourceCoords(llvm::ArrayRef<T> coords,
+                                              llvm::ArrayRef<int64_t> inShape,
+                                              llvm::function_ref<T()> zero) {
+  llvm::SmallVector<T, 4> result(coords);
+  for (auto [d, size] : llvm::enumerate(inShape))
+    if (size == 1)
+      result[d] = zero();
+  return result;
+}
+/// expand_dims: the result's dimension |axis| (of size 1) is not the
+/// source's.
+template <typename T>
+llvm::SmallVector<T, 4> expandDimsSourceCoords(llvm::ArrayRef<T> coords,
+                                               int64_t axis) {
+  llvm::SmallVector<T, 4> result(coords);
+  result.erase(result.begin() + axis);
+  return result;
+}
+/// gather: index |index| (an integer of any width) along an axis of |size|
+/// as a |width|-bit integer, clamped into [0, size): a bad index reads some
+/// element of the source rather than faulting.
+mlir::Value clampGatherIndex(Lowerer &l, mlir::Location loc, mlir::Value index,
+                             unsigned width, int64_t size);
+/// histogram: the bin (i64) of |element| (an integer); |inRange| becomes
+/// whether it is one of the |bins| bins (others are not counted).
+mlir::Value histogramBin(Lowerer &l, mlir::Location loc, mlir::Value element,
+                         int64_t bins, mlir::Value &inRange);
+
 /// Builds one atomic on |ptr| (an !llvm.ptr) for |op| (atomic_rmw or
 /// atomic_cas) with |values| (the value; or compare and value) in scalar
 /// form and returns the old value (Atomics.cpp).
@@ -241,21 +366,15 @@ mlir::Value convertDotOperand(Lowerer &l, mlir::Location loc,
 mlir::Value roundAccumulator(Lowerer &l, mlir::Location loc, mlir::Value value,
                              mlir::Type acc, mlir::Type dElem, int64_t width);
 
-// Op families: each returns std::nullopt when |op| is not one of its ops.
-std::optional<mlir::LogicalResult> lowerElementwiseFamily(Lowerer &l,
-                                                          mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerLoadStoreFamily(Lowerer &l,
-                                                        mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerShapeFamily(Lowerer &l,
+/// An op family of a lowering of |LowererT|: lowers |op| and returns the
+/// result, or std::nullopt when |op| is not one of the family's ops.
+template <typename LowererT>
+using OpFamily = std::optional<mlir::LogicalResult>(LowererT &l,
                                                     mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerReduceScanFamily(Lowerer &l,
-                                                         mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDotFamily(Lowerer &l,
-                                                  mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerAtomicFamily(Lowerer &l,
-                                                     mlir::Operation *op);
-std::optional<mlir::LogicalResult> lowerDebugFamily(Lowerer &l,
-                                                    mlir::Operation *op);
+/// The op families of the one-thread lowering, a file each (listed above).
+OpFamily<Lowerer> lowerElementwiseFamily, lowerLoadStoreFamily,
+    lowerShapeFamily, lowerReduceScanFamily, lowerDotFamily, lowerAtomicFamily,
+    lowerDebugFamily;
 
 } // namespace tegula::lowering
 

@@ -4,11 +4,15 @@
 // keep the very same elements: the result is the operand's memory. The
 // others copy: broadcast (rows as chunks), trans, join, split, cat, gather
 // (indices clamped into range, so that a bad index reads some element of the
-// tile rather than faulting) and histogram.
+// tile rather than faulting) and histogram. The element semantics that the
+// distributed lowering shares (gather's clamping, histogram's bins; the
+// coordinate maps are templates in LoweringImpl.h) are defined here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LoweringImpl.h"
+
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <numeric>
 
@@ -26,7 +30,7 @@ Value loadOne(Lowerer &l, Location loc, Value buffer, Type elem, Value index) {
   return l.loadChunk(loc, buffer, elem, index, 1);
 }
 
-LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::BroadcastOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
@@ -37,10 +41,11 @@ LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
   int64_t rank = out.getRank();
   int64_t row = outShape[rank - 1];
   int64_t width = Lowerer::chunkWidth(row);
+  auto zero = [&] { return l.constI64(loc, 0); };
   l.forEachIndex(loc, outShape.drop_back(), [&](ArrayRef<Value> outer) {
-    SmallVector<Value> inIndex, outIndex(outer);
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      inIndex.push_back(inShape[d] == 1 ? l.constI64(loc, 0) : outer[d]);
+    SmallVector<Value> outIndex(outer);
+    SmallVector<Value, 4> inIndex =
+        broadcastSourceCoords<Value>(outer, inShape.drop_back(), zero);
     outIndex.push_back(l.constI64(loc, 0));
     inIndex.push_back(l.constI64(loc, 0));
     Value outBase = l.linearize(loc, outIndex, outShape);
@@ -63,7 +68,7 @@ LogicalResult lowerBroadcast(Lowerer &l, tile::BroadcastOp op) {
   return success();
 }
 
-LogicalResult lowerTrans(Lowerer &l, tile::TransOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::TransOp op) {
   Location loc = op.getLoc();
   RankedTensorType in = tileOf(op.getSrc()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
@@ -71,9 +76,7 @@ LogicalResult lowerTrans(Lowerer &l, tile::TransOp op) {
   Value dst = l.allocTile(loc, out, op.getResult());
   ArrayRef<int32_t> order = op.getOrder();
   l.forEachIndex(loc, out.getShape(), [&](ArrayRef<Value> outIndex) {
-    SmallVector<Value> inIndex(in.getRank());
-    for (auto [k, index] : llvm::enumerate(outIndex))
-      inIndex[order[k]] = index;
+    SmallVector<Value, 4> inIndex = transSourceCoords(outIndex, order);
     Value value =
         loadOne(l, loc, src, elem, l.linearize(loc, inIndex, in.getShape()));
     l.storeChunk(loc, dst, elem, l.linearize(loc, outIndex, out.getShape()),
@@ -83,45 +86,54 @@ LogicalResult lowerTrans(Lowerer &l, tile::TransOp op) {
   return success();
 }
 
-/// join: out[2i] = lhs[i], out[2i+1] = rhs[i]; split is the inverse.
-LogicalResult lowerJoin(Lowerer &l, tile::JoinOp op) {
-  Location loc = op.getLoc();
+/// join and split interleave along a last dimension of 2: element i of part
+/// k is element 2i+k of the joined tile. Calls |body| with i, 2i and 2i+1
+/// (i64) for each i of the |n| elements of a part.
+void forEachInterleaved(
+    Lowerer &l, Location loc, int64_t n,
+    function_ref<void(Value i, Value even, Value odd)> body) {
   OpBuilder &b = l.b;
+  l.forEachChunk(loc, n, 1, [&](Value i) {
+    Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
+    Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
+    body(i, even, odd);
+  });
+}
+
+LogicalResult lowerShapeOp(Lowerer &l, tile::JoinOp op) {
+  Location loc = op.getLoc();
   RankedTensorType in = tileOf(op.getLhs()), out = tileOf(op.getResult());
   Type elem = out.getElementType();
   Value lhs = l.lookup(op.getLhs()), rhs = l.lookup(op.getRhs());
   Value dst = l.allocTile(loc, out, op.getResult());
-  l.forEachChunk(loc, in.getNumElements(), 1, [&](Value i) {
-    Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
-    Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
-    l.storeChunk(loc, dst, elem, even, loadOne(l, loc, lhs, elem, i));
-    l.storeChunk(loc, dst, elem, odd, loadOne(l, loc, rhs, elem, i));
-  });
+  forEachInterleaved(
+      l, loc, in.getNumElements(), [&](Value i, Value even, Value odd) {
+        l.storeChunk(loc, dst, elem, even, loadOne(l, loc, lhs, elem, i));
+        l.storeChunk(loc, dst, elem, odd, loadOne(l, loc, rhs, elem, i));
+      });
   l.map.map(op.getResult(), dst);
   return success();
 }
 
-LogicalResult lowerSplit(Lowerer &l, tile::SplitOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::SplitOp op) {
   Location loc = op.getLoc();
-  OpBuilder &b = l.b;
   RankedTensorType out = tileOf(op.getOutLHS());
   Type elem = out.getElementType();
   Value src = l.lookup(op.getSrc());
   Value lhs = l.allocTile(loc, out, op.getOutLHS()),
         rhs = l.allocTile(loc, out, op.getOutRHS());
-  l.forEachChunk(loc, out.getNumElements(), 1, [&](Value i) {
-    Value even = b.create<arith::MulIOp>(loc, i, l.constI64(loc, 2));
-    Value odd = b.create<arith::AddIOp>(loc, even, l.constI64(loc, 1));
-    l.storeChunk(loc, lhs, elem, i, loadOne(l, loc, src, elem, even));
-    l.storeChunk(loc, rhs, elem, i, loadOne(l, loc, src, elem, odd));
-  });
+  forEachInterleaved(
+      l, loc, out.getNumElements(), [&](Value i, Value even, Value odd) {
+        l.storeChunk(loc, lhs, elem, i, loadOne(l, loc, src, elem, even));
+        l.storeChunk(loc, rhs, elem, i, loadOne(l, loc, src, elem, odd));
+      });
   l.map.map(op.getOutLHS(), lhs);
   l.map.map(op.getOutRHS(), rhs);
   return success();
 }
 
 /// cat: the elements of lhs, then those of rhs (Triton's cat may reorder).
-LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::CatOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   RankedTensorType out = tileOf(op.getResult());
@@ -143,9 +155,8 @@ LogicalResult lowerCat(Lowerer &l, tile::CatOp op) {
   return success();
 }
 
-LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::GatherOp op) {
   Location loc = op.getLoc();
-  OpBuilder &b = l.b;
   RankedTensorType src = tileOf(op.getSrc()), idx = tileOf(op.getIndices());
   RankedTensorType out = tileOf(op.getResult());
   Type elem = out.getElementType();
@@ -154,14 +165,10 @@ LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
   Value dst = l.allocTile(loc, out, op.getResult());
   l.forEachIndex(loc, idx.getShape(), [&](ArrayRef<Value> index) {
     Value linear = l.linearize(loc, index, idx.getShape());
-    Value at = loadOne(l, loc, idxBuf, idx.getElementType(), linear);
-    if (!at.getType().isInteger(64))
-      at = b.create<arith::ExtSIOp>(loc, b.getI64Type(), at);
-    at = b.create<arith::MaxSIOp>(loc, at, l.constI64(loc, 0));
-    at = b.create<arith::MinSIOp>(
-        loc, at, l.constI64(loc, src.getDimSize(axis) - 1));
     SmallVector<Value> srcIndex(index);
-    srcIndex[axis] = at;
+    srcIndex[axis] = clampGatherIndex(
+        l, loc, loadOne(l, loc, idxBuf, idx.getElementType(), linear), 64,
+        src.getDimSize(axis));
     Value value = loadOne(l, loc, srcBuf, elem,
                           l.linearize(loc, srcIndex, src.getShape()));
     l.storeChunk(loc, dst, elem, linear, value);
@@ -170,7 +177,7 @@ LogicalResult lowerGather(Lowerer &l, tile::GatherOp op) {
   return success();
 }
 
-LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
+LogicalResult lowerShapeOp(Lowerer &l, tile::HistogramOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   RankedTensorType src = tileOf(op.getSrc()), out = tileOf(op.getResult());
@@ -183,24 +190,17 @@ LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
   });
   Value srcBuf = l.lookup(op.getSrc());
   l.forEachChunk(loc, src.getNumElements(), 1, [&](Value i) {
-    Value v = loadOne(l, loc, srcBuf, src.getElementType(), i);
-    if (!v.getType().isInteger(64))
-      v = b.create<arith::ExtSIOp>(loc, b.getI64Type(), v);
-    Value ok = b.create<arith::AndIOp>(
-        loc,
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v,
-                                l.constI64(loc, 0)),
-        b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v,
-                                l.constI64(loc, bins)));
+    Value ok;
+    Value v = histogramBin(
+        l, loc, loadOne(l, loc, srcBuf, src.getElementType(), i), bins, ok);
     if (op.getMask())
       ok = b.create<arith::AndIOp>(
           loc, ok, loadOne(l, loc, l.lookup(op.getMask()), b.getI1Type(), i));
-    auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, ok, false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    Value count = loadOne(l, loc, dst, i32, v);
-    l.storeChunk(loc, dst, i32, v,
-                 b.create<arith::AddIOp>(loc, count, l.constI32(loc, 1)));
+    guarded(l, loc, ok, [&] {
+      Value count = loadOne(l, loc, dst, i32, v);
+      l.storeChunk(loc, dst, i32, v,
+                   b.create<arith::AddIOp>(loc, count, l.constI32(loc, 1)));
+    });
   });
   l.map.map(op.getResult(), dst);
   return success();
@@ -208,25 +208,46 @@ LogicalResult lowerHistogram(Lowerer &l, tile::HistogramOp op) {
 
 } // namespace
 
+Value tegula::lowering::clampGatherIndex(Lowerer &l, Location loc, Value index,
+                                         unsigned width, int64_t size) {
+  OpBuilder &b = l.b;
+  Type type = b.getIntegerType(width);
+  unsigned from = index.getType().getIntOrFloatBitWidth();
+  if (from < width)
+    index = b.create<arith::ExtSIOp>(loc, type, index);
+  else if (from > width)
+    index = b.create<arith::TruncIOp>(loc, type, index);
+  auto constant = [&](int64_t value) -> Value {
+    return b.create<arith::ConstantIntOp>(loc, value, width);
+  };
+  index = b.create<arith::MaxSIOp>(loc, index, constant(0));
+  return b.create<arith::MinSIOp>(loc, index, constant(size - 1));
+}
+
+Value tegula::lowering::histogramBin(Lowerer &l, Location loc, Value element,
+                                     int64_t bins, Value &inRange) {
+  OpBuilder &b = l.b;
+  Value v = element;
+  if (!v.getType().isInteger(64))
+    v = b.create<arith::ExtSIOp>(loc, b.getI64Type(), v);
+  inRange = b.create<arith::AndIOp>(
+      loc,
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, v,
+                              l.constI64(loc, 0)),
+      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, v,
+                              l.constI64(loc, bins)));
+  return v;
+}
+
 std::optional<LogicalResult>
 tegula::lowering::lowerShapeFamily(Lowerer &l, Operation *op) {
   if (isa<tile::ExpandDimsOp, tile::ReshapeOp, tile::ConvertLayoutOp>(op)) {
     l.map.map(op->getResult(0), l.lookup(op->getOperand(0)));
     return success();
   }
-  if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
-    return lowerBroadcast(l, broadcast);
-  if (auto trans = dyn_cast<tile::TransOp>(op))
-    return lowerTrans(l, trans);
-  if (auto join = dyn_cast<tile::JoinOp>(op))
-    return lowerJoin(l, join);
-  if (auto split = dyn_cast<tile::SplitOp>(op))
-    return lowerSplit(l, split);
-  if (auto cat = dyn_cast<tile::CatOp>(op))
-    return lowerCat(l, cat);
-  if (auto gather = dyn_cast<tile::GatherOp>(op))
-    return lowerGather(l, gather);
-  if (auto histogram = dyn_cast<tile::HistogramOp>(op))
-    return lowerHistogram(l, histogram);
-  return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
+      .Case<tile::BroadcastOp, tile::TransOp, tile::JoinOp, tile::SplitOp,
+            tile::CatOp, tile::GatherOp, tile::HistogramOp>(
+          [&](auto shapeOp) { return lowerShapeOp(l, shapeOp); })
+      .Default([](Operation *) { return std::nullopt; });
 }

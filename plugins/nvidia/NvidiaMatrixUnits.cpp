@@ -400,9 +400,8 @@ Value buildMatrixDescriptor(
       loc, start, constantI64(builder, loc, static_cast<int64_t>(fields)));
 }
 
-/// The value of an arith or LLVM constant, else null. By op class, not
-/// matchPattern/m_Constant: the ConstantLike trait's TypeID does not
-/// resolve inside this hidden-visibility plugin.
+/// The value of an arith or LLVM constant (the two the lowering makes), else
+/// null.
 Attribute constantAttr(Value value) {
   if (auto constant = value.getDefiningOp<arith::ConstantOp>())
     return constant.getValue();

@@ -139,9 +139,6 @@ SmallVector<Value> programIds(OpBuilder &builder, Location loc) {
 }
 
 /// True when |index| is a constant below zero (a scalar: no element index).
-/// Matched by op class, not with m_ConstantInt: hasTrait<ConstantLike>
-/// compares TypeIDs made from compiler-specific type names, which differ
-/// between this GCC-built code and a clang-built libMLIR.
 bool isScalarIndex(Value index) {
   Attribute value;
   if (auto constant = index.getDefiningOp<arith::ConstantOp>())

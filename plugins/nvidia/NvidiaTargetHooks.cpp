@@ -55,34 +55,6 @@ Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
                                                address);
 }
 
-/// |text| with every '%' doubled, for a printf format.
-std::string escapeFormat(StringRef text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '%')
-      out += "%%";
-    else if (c == '\n' || c == '\r')
-      out += ' '; // One line per print, as the host prints it.
-    else
-      out += c;
-  }
-  return out;
-}
-
-/// |value| (any integer, or an index) as an i64, sign- or zero-extended.
-Value toI64(OpBuilder &builder, Location loc, Value value, bool isSigned) {
-  if (isa<IndexType>(value.getType()))
-    return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), value);
-  auto type = cast<IntegerType>(value.getType());
-  if (type.getWidth() == 64)
-    return value;
-  if (type.getWidth() > 64)
-    return builder.create<LLVM::TruncOp>(loc, builder.getI64Type(), value);
-  if (isSigned)
-    return builder.create<LLVM::SExtOp>(loc, builder.getI64Type(), value);
-  return builder.create<LLVM::ZExtOp>(loc, builder.getI64Type(), value);
-}
-
 /// Calls vprintf(|format|, args) with |args| stored, naturally aligned, in a
 /// local buffer (the layout vprintf reads). The buffer is an alloca in the
 /// entry block of the enclosing llvm.func, so that prints in loops do not
@@ -136,17 +108,6 @@ SmallVector<Value> programIds(OpBuilder &builder, Location loc) {
   return {builder.create<NVVM::BlockIdXOp>(loc, i32),
           builder.create<NVVM::BlockIdYOp>(loc, i32),
           builder.create<NVVM::BlockIdZOp>(loc, i32)};
-}
-
-/// True when |index| is a constant below zero (a scalar: no element index).
-bool isScalarIndex(Value index) {
-  Attribute value;
-  if (auto constant = index.getDefiningOp<arith::ConstantOp>())
-    value = constant.getValue();
-  else if (auto constant = index.getDefiningOp<LLVM::ConstantOp>())
-    value = constant.getValue();
-  auto integer = dyn_cast_or_null<IntegerAttr>(value);
-  return integer && integer.getValue().isNegative();
 }
 
 } // namespace
@@ -267,73 +228,13 @@ LogicalResult NvidiaTargetHooks::buildPrint(OpBuilder &builder, Location loc,
   ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module)
     return emitError(loc) << "nvidia print: the code is not inside a module";
-  if (!isa<IntegerType, IndexType>(index.getType()))
-    return emitError(loc) << "nvidia print: the element index is "
-                          << index.getType() << ", not an integer";
-
-  std::string format = "pid (%u, %u, %u)";
-  SmallVector<Value> args = programIds(builder, loc);
-  if (!isScalarIndex(index)) {
-    format += " idx (%lld)";
-    args.push_back(toI64(builder, loc, index, /*isSigned=*/true));
-  }
-  // Triton's front end makes the prefix " name: "; a bare "name:" gets the
-  // same spacing (the host plugin's rule).
-  std::string text = escapeFormat(prefix);
-  if (text.empty() || text.front() != ' ')
-    text.insert(text.begin(), ' ');
-  if (!value) {
-    while (!text.empty() && text.back() == ' ')
-      text.pop_back();
-    format += text + "\n";
-    return callPrintf(builder, loc, module, format, args);
-  }
-  if (text.back() != ' ')
-    text.push_back(' ');
-  format += text;
-
-  Type type = value.getType();
-  MLIRContext *context = builder.getContext();
-  auto hexFormat = [&](unsigned width) {
-    return "0x%0" + std::to_string((width + 3) / 4) + "llx";
-  };
-  if (isa<IndexType>(type)) {
-    format += hex ? hexFormat(64) : "%lld";
-    args.push_back(toI64(builder, loc, value, /*isSigned=*/true));
-  } else if (auto intType = dyn_cast<IntegerType>(type)) {
-    unsigned width = intType.getWidth();
-    // i1 prints as 0 or 1 whatever the signedness; hex shows the value's
-    // own bits.
-    bool sign = isSigned && width > 1 && !hex;
-    format += hex ? hexFormat(width) : sign ? "%lld" : "%llu";
-    args.push_back(toI64(builder, loc, value, sign));
-  } else if (auto floatType = dyn_cast<FloatType>(type)) {
-    unsigned width = floatType.getWidth();
-    if (hex) {
-      Value raw = builder.create<LLVM::BitcastOp>(
-          loc, IntegerType::get(context, width), value);
-      format += hexFormat(width);
-      args.push_back(toI64(builder, loc, raw, /*isSigned=*/false));
-    } else {
-      Value wide = value;
-      if (width < 64)
-        wide = builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
-      else if (width > 64)
-        wide =
-            builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
-      format += "%f";
-      args.push_back(wide);
-    }
-  } else if (isa<LLVM::LLVMPointerType>(type)) {
-    format += "0x%llx";
-    args.push_back(
-        builder.create<LLVM::PtrToIntOp>(loc, builder.getI64Type(), value));
-  } else {
-    return emitError(loc) << "nvidia print: cannot print a value of type "
-                          << type << " (integers, floats and pointers only)";
-  }
-  format += "\n";
-  return callPrintf(builder, loc, module, format, args);
+  FailureOr<tegula::backend::PrintfCall> call =
+      tegula::backend::formatDevicePrint(builder, loc, programIds(builder, loc),
+                                         prefix, index, value, isSigned, hex,
+                                         "nvidia print");
+  if (failed(call))
+    return failure();
+  return callPrintf(builder, loc, module, call->format, call->args);
 }
 
 LogicalResult NvidiaTargetHooks::buildAssertFailure(
@@ -343,23 +244,15 @@ LogicalResult NvidiaTargetHooks::buildAssertFailure(
   ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module)
     return emitError(loc) << "nvidia assert: the code is not inside a module";
-  if (!isa<IntegerType, IndexType>(index.getType()))
-    return emitError(loc) << "nvidia assert: the element index is "
-                          << index.getType() << ", not an integer";
-
   // The line the host plugin makes its launch error of, on the device's
   // stdout: __assertfail's own line lacks the program and the element.
-  std::string format = "device_assert failed at " + escapeFormat(file) + ":" +
-                       std::to_string(line) + " in " +
-                       escapeFormat(function) + ": " + escapeFormat(message) +
-                       " (program (%u, %u, %u)";
-  SmallVector<Value> args = programIds(builder, loc);
-  if (!isScalarIndex(index)) {
-    format += ", element %lld";
-    args.push_back(toI64(builder, loc, index, /*isSigned=*/true));
-  }
-  format += ")\n";
-  if (failed(callPrintf(builder, loc, module, format, args)))
+  FailureOr<tegula::backend::PrintfCall> call =
+      tegula::backend::formatAssertFailure(builder, loc,
+                                           programIds(builder, loc), message,
+                                           file, line, function, index,
+                                           "nvidia assert");
+  if (failed(call) ||
+      failed(callPrintf(builder, loc, module, call->format, call->args)))
     return failure();
 
   // void __assertfail(const char *message, const char *file, unsigned line,

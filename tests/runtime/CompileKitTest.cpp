@@ -11,6 +11,7 @@
 
 #include "tegula/BackendKit/CompileSupport.h"
 #include "tegula/BackendKit/ExternalTool.h"
+#include "tegula/BackendKit/HookSupport.h"
 #include "tegula/BackendKit/KernelImage.h"
 #include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/LayoutPolicy.h"
@@ -20,6 +21,7 @@
 #include "tegula/Dialect/Tile/IR/TileBytecode.h"
 #include "tegula/plugin_support.hpp"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -270,6 +272,74 @@ TEST(LaunchCheck, RefusesWhatTheCodeOrDeviceCannotRun) {
   any.grid[0] = 1u << 31;
   any.block[0] = 7;
   EXPECT_TRUE(checkLaunch("k", any, LaunchLimits()).ok());
+}
+
+//===-- printf lines of device_print and device_assert -------------------------===//
+
+TEST(HookSupport, FormatsTritonsPrintAndAssertLines) {
+  mlir::MLIRContext context;
+  context.loadDialect<mlir::LLVM::LLVMDialect, mlir::arith::ArithDialect>();
+  mlir::OpBuilder builder(&context);
+  mlir::Location loc = builder.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  builder.setInsertionPointToEnd(module->getBody());
+  auto i32 = builder.getI32Type();
+  auto constant = [&](mlir::Type type, int64_t value) -> mlir::Value {
+    return builder.create<mlir::LLVM::ConstantOp>(
+        loc, type, builder.getIntegerAttr(type, value));
+  };
+  llvm::SmallVector<mlir::Value> pids = {constant(i32, 0), constant(i32, 1),
+                                         constant(i32, 2)};
+  mlir::Value element = constant(builder.getI64Type(), 7);
+  mlir::Value scalar = constant(builder.getI64Type(), -1);
+  mlir::Value i8 = constant(builder.getI8Type(), -3);
+  mlir::Value half = builder.create<mlir::LLVM::ConstantOp>(
+      loc, builder.getF16Type(), builder.getF16FloatAttr(1.5));
+
+  auto print = [&](llvm::StringRef prefix, mlir::Value index, mlir::Value v,
+                   bool isSigned, bool hex) {
+    auto call = formatDevicePrint(builder, loc, pids, prefix, index, v,
+                                  isSigned, hex, "test print");
+    EXPECT_TRUE(mlir::succeeded(call));
+    return mlir::succeeded(call) ? *call : PrintfCall();
+  };
+  PrintfCall call = print(" x: ", element, i8, true, false);
+  EXPECT_EQ(call.format, "pid (%u, %u, %u) idx (%lld) x: %lld\n");
+  ASSERT_EQ(call.args.size(), 5u);
+  EXPECT_TRUE(call.args[4].getDefiningOp<mlir::LLVM::SExtOp>());
+  call = print("x:", scalar, i8, false, false);
+  EXPECT_EQ(call.format, "pid (%u, %u, %u) x: %llu\n");
+  EXPECT_TRUE(call.args[3].getDefiningOp<mlir::LLVM::ZExtOp>());
+  call = print(" h: ", scalar, half, true, true);
+  EXPECT_EQ(call.format, "pid (%u, %u, %u) h: 0x%04llx\n");
+  call = print(" 100%: ", scalar, half, true, false);
+  EXPECT_EQ(call.format, "pid (%u, %u, %u) 100%%: %f\n");
+  EXPECT_TRUE(call.args[3].getType().isF64());
+  call = print(" only ", element, mlir::Value(), true, false);
+  EXPECT_EQ(call.format, "pid (%u, %u, %u) idx (%lld) only\n");
+
+  auto assertion = formatAssertFailure(builder, loc, pids, "x < 0\nreally",
+                                       "k.py", 12, "kern", element,
+                                       "test assert");
+  ASSERT_TRUE(mlir::succeeded(assertion));
+  EXPECT_EQ(assertion->format,
+            "device_assert failed at k.py:12 in kern: x < 0 really (program "
+            "(%u, %u, %u), element %lld)\n");
+  EXPECT_EQ(assertion->args.size(), 4u);
+
+  // What cannot be printed is an error naming the hook.
+  std::string error;
+  mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+    error = d.str();
+    return mlir::success();
+  });
+  mlir::Value vector = builder.create<mlir::LLVM::UndefOp>(
+      loc, mlir::VectorType::get({2}, i32));
+  EXPECT_TRUE(mlir::failed(formatDevicePrint(builder, loc, pids, " v: ",
+                                             scalar, vector, true, false,
+                                             "test print")));
+  EXPECT_EQ(error, "test print: cannot print a value of type 'vector<2xi32>' "
+                   "(integers, floats and pointers only)");
 }
 
 //===-- External tools -----------------------------------------------------------===//

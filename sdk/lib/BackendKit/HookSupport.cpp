@@ -2,6 +2,8 @@
 
 #include "tegula/BackendKit/HookSupport.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 using namespace mlir;
 
 LLVM::LLVMFuncOp tegula::backend::getEnclosingLLVMFunction(OpBuilder &builder) {
@@ -63,4 +65,133 @@ LLVM::GlobalOp tegula::backend::getOrCreateStringGlobal(
   return builder.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true,
                                         LLVM::Linkage::Internal, name, value,
                                         /*alignment=*/1, addressSpace);
+}
+
+std::string tegula::backend::escapePrintfText(llvm::StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%')
+      out += "%%";
+    else if (c == '\n' || c == '\r')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+bool tegula::backend::isScalarIndex(Value index) {
+  Attribute value;
+  if (auto constant = index.getDefiningOp<arith::ConstantOp>())
+    value = constant.getValue();
+  else if (auto constant = index.getDefiningOp<LLVM::ConstantOp>())
+    value = constant.getValue();
+  auto integer = dyn_cast_or_null<IntegerAttr>(value);
+  return integer && integer.getValue().isNegative();
+}
+
+Value tegula::backend::toI64(OpBuilder &builder, Location loc, Value value,
+                             bool isSigned) {
+  if (isa<IndexType>(value.getType()))
+    return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), value);
+  auto type = cast<IntegerType>(value.getType());
+  if (type.getWidth() == 64)
+    return value;
+  if (type.getWidth() > 64)
+    return builder.create<LLVM::TruncOp>(loc, builder.getI64Type(), value);
+  if (isSigned)
+    return builder.create<LLVM::SExtOp>(loc, builder.getI64Type(), value);
+  return builder.create<LLVM::ZExtOp>(loc, builder.getI64Type(), value);
+}
+
+FailureOr<tegula::backend::PrintfCall> tegula::backend::formatDevicePrint(
+    OpBuilder &builder, Location loc, ValueRange programIds,
+    llvm::StringRef prefix, Value index, Value value, bool isSigned, bool hex,
+    llvm::StringRef who) {
+  if (!isa<IntegerType, IndexType>(index.getType()))
+    return emitError(loc) << who << ": the element index is "
+                          << index.getType() << ", not an integer";
+  PrintfCall call;
+  call.format = "pid (%u, %u, %u)";
+  call.args.assign(programIds.begin(), programIds.end());
+  if (!isScalarIndex(index)) {
+    call.format += " idx (%lld)";
+    call.args.push_back(toI64(builder, loc, index, /*isSigned=*/true));
+  }
+  // Triton's front end makes the prefix " name: "; a bare "name:" gets the
+  // same spacing.
+  std::string text = escapePrintfText(prefix);
+  if (text.empty() || text.front() != ' ')
+    text.insert(text.begin(), ' ');
+  if (!value) {
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    call.format += text + "\n";
+    return call;
+  }
+  if (text.back() != ' ')
+    text.push_back(' ');
+  call.format += text;
+
+  Type type = value.getType();
+  auto hexFormat = [&](unsigned width) {
+    return "0x%0" + std::to_string((width + 3) / 4) + "llx";
+  };
+  if (isa<IndexType>(type)) {
+    call.format += hex ? hexFormat(64) : "%lld";
+    call.args.push_back(toI64(builder, loc, value, /*isSigned=*/true));
+  } else if (auto intType = dyn_cast<IntegerType>(type)) {
+    unsigned width = intType.getWidth();
+    // i1 prints as 0 or 1 whatever the signedness; hex shows the value's
+    // own bits.
+    bool sign = isSigned && width > 1 && !hex;
+    call.format += hex ? hexFormat(width) : sign ? "%lld" : "%llu";
+    call.args.push_back(toI64(builder, loc, value, sign));
+  } else if (auto floatType = dyn_cast<FloatType>(type)) {
+    unsigned width = floatType.getWidth();
+    if (hex) {
+      Value raw = builder.create<LLVM::BitcastOp>(
+          loc, IntegerType::get(builder.getContext(), width), value);
+      call.format += hexFormat(width);
+      call.args.push_back(toI64(builder, loc, raw, /*isSigned=*/false));
+    } else {
+      Value wide = value;
+      if (width < 64)
+        wide = builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
+      else if (width > 64)
+        wide =
+            builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
+      call.format += "%f";
+      call.args.push_back(wide);
+    }
+  } else if (isa<LLVM::LLVMPointerType>(type)) {
+    call.format += "0x%llx";
+    call.args.push_back(
+        builder.create<LLVM::PtrToIntOp>(loc, builder.getI64Type(), value));
+  } else {
+    return emitError(loc) << who << ": cannot print a value of type " << type
+                          << " (integers, floats and pointers only)";
+  }
+  call.format += "\n";
+  return call;
+}
+
+FailureOr<tegula::backend::PrintfCall> tegula::backend::formatAssertFailure(
+    OpBuilder &builder, Location loc, ValueRange programIds,
+    llvm::StringRef message, llvm::StringRef file, unsigned line,
+    llvm::StringRef function, Value index, llvm::StringRef who) {
+  if (!isa<IntegerType, IndexType>(index.getType()))
+    return emitError(loc) << who << ": the element index is "
+                          << index.getType() << ", not an integer";
+  PrintfCall call;
+  call.format = "device_assert failed at " + escapePrintfText(file) + ":" +
+                std::to_string(line) + " in " + escapePrintfText(function) +
+                ": " + escapePrintfText(message) + " (program (%u, %u, %u)";
+  call.args.assign(programIds.begin(), programIds.end());
+  if (!isScalarIndex(index)) {
+    call.format += ", element %lld";
+    call.args.push_back(toI64(builder, loc, index, /*isSigned=*/true));
+  }
+  call.format += ")\n";
+  return call;
 }

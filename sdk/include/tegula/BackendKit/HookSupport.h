@@ -2,8 +2,11 @@
 //
 // What TargetHooks implementations build again and again: where the builder
 // is (the llvm.func and module it inserts into), external functions of the
-// target's runtime declared once, and NUL-terminated string constants
-// shared by equal text.
+// target's runtime declared once, NUL-terminated string constants shared by
+// equal text, and the printf lines of `tl.device_print` and a failed
+// `tl.device_assert` (formatDevicePrint, formatAssertFailure), so that a
+// target with a printf (CUDA's vprintf, HIP's, OpenCL's) only emits the
+// call, as Triton's TargetInfoBase::printf does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +16,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+
+#include <string>
 
 namespace tegula::backend {
 
@@ -41,6 +46,53 @@ mlir::LLVM::GlobalOp getOrCreateStringGlobal(mlir::OpBuilder &builder,
                                              llvm::StringRef prefix,
                                              llvm::StringRef text,
                                              unsigned addressSpace = 0);
+
+/// A printf call: the format and its arguments (i32 for %u, i64 for %lld
+/// and %llu and the hexadecimal forms, f64 for %f, as C's varargs promote
+/// them).
+struct PrintfCall {
+  std::string format;
+  llvm::SmallVector<mlir::Value> args;
+};
+
+/// |text| for a printf format: every '%' doubled, line breaks as spaces (a
+/// print is one line).
+std::string escapePrintfText(llvm::StringRef text);
+
+/// True when |index| is a constant below zero: the value printed or
+/// asserted is a scalar, not an element of a tile.
+bool isScalarIndex(mlir::Value index);
+
+/// |value| (an integer or an index) as an i64, sign- or zero-extended.
+mlir::Value toI64(mlir::OpBuilder &builder, mlir::Location loc,
+                  mlir::Value value, bool isSigned);
+
+/// The line `tl.device_print` writes for one element, as Triton's GPU
+/// backends print it: "pid (%u, %u, %u) idx (%lld) PREFIX VALUE\n" from the
+/// i32 |programIds|, the element's linear |index| (no idx for a scalar,
+/// isScalarIndex), the op's |prefix| (given a leading space when it lacks
+/// one) and |value| (integers as %lld or %llu by |isSigned|, floats as %f
+/// of the f64 value, pointers as 0x%llx; |hex| prints an integer's or a
+/// float's bits as 0x with one digit per 4 bits); a null |value| prints the
+/// prefix alone. Fails, with an error naming |who| ("nvidia print"), for an
+/// index that is not an integer or a value of another type.
+mlir::FailureOr<PrintfCall>
+formatDevicePrint(mlir::OpBuilder &builder, mlir::Location loc,
+                  mlir::ValueRange programIds, llvm::StringRef prefix,
+                  mlir::Value index, mlir::Value value, bool isSigned,
+                  bool hex, llvm::StringRef who);
+
+/// The line a failed `tl.device_assert` writes before the target stops the
+/// kernel: "device_assert failed at FILE:LINE in FUNCTION: MESSAGE (program
+/// (%u, %u, %u), element %lld)\n" (no element for a scalar), the line the
+/// host plugin makes its launch error of. Fails, naming |who|, for an
+/// index that is not an integer.
+mlir::FailureOr<PrintfCall>
+formatAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                    mlir::ValueRange programIds, llvm::StringRef message,
+                    llvm::StringRef file, unsigned line,
+                    llvm::StringRef function, mlir::Value index,
+                    llvm::StringRef who);
 
 } // namespace tegula::backend
 

@@ -423,10 +423,8 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
   auto dType = cast<RankedTensorType>(op.getD().getType());
   Type aElem = aType.getElementType(), bElem = bType.getElementType();
   Type dElem = dType.getElementType();
-  for (Type t : {aElem, bElem, dElem})
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-      return l.unsupported(op, "fp8 dot operands are not supported by this "
-                               "lowering yet");
+  if (std::optional<std::string> why = unsupportedDotTypes(op))
+    return l.unsupported(op, *why);
   Attribute parent = dType.getEncoding();
   if (!parent) {
     // No layout: the default blocked layout, spelled out.

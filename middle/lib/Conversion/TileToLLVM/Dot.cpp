@@ -76,6 +76,14 @@ Value tegula::lowering::roundAccumulator(Lowerer &l, Location loc, Value value,
   return value;
 }
 
+std::optional<std::string> tegula::lowering::unsupportedDotTypes(tile::DotOp op) {
+  for (Value value : {op.getA(), op.getB(), op.getD()})
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(value)))
+      return std::string("fp8 dot operands are not supported by this "
+                         "lowering yet");
+  return std::nullopt;
+}
+
 namespace {
 
 LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
@@ -86,10 +94,8 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
   auto dType = cast<RankedTensorType>(op.getD().getType());
   Type aElem = aType.getElementType(), bElem = bType.getElementType();
   Type dElem = dType.getElementType();
-  for (Type t : {aElem, bElem, dElem})
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
-      return l.unsupported(op, "fp8 dot operands are not supported by this "
-                               "lowering yet");
+  if (std::optional<std::string> why = unsupportedDotTypes(op))
+    return l.unsupported(op, *why);
   Type acc = dElem;
   if (dElem.isF16() || dElem.isBF16())
     acc = b.getF32Type();

@@ -356,6 +356,10 @@ mlir::LogicalResult lowerPrintOp(Lowerer &l, tile::PrintOp op,
 mlir::LogicalResult lowerAssertOp(Lowerer &l, tile::AssertOp op,
                                   ElementVisitor forEachElement);
 
+/// Why neither lowering takes dot |op|'s element types (fp8 operands or
+/// result), or nothing when it does (Dot.cpp).
+std::optional<std::string> unsupportedDotTypes(tile::DotOp op);
+
 /// Converts a chunk of |from| elements to |to| (a float or i32 type), as a
 /// dot's operands are before they multiply (Dot.cpp).
 mlir::Value convertDotOperand(Lowerer &l, mlir::Location loc,

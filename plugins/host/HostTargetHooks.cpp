@@ -13,6 +13,7 @@ using namespace mlir;
 using namespace tegula::host;
 using tegula::backend::Axis;
 using tegula::backend::ShuffleKind;
+using tegula::backend::toI64;
 
 namespace {
 
@@ -111,20 +112,6 @@ Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
   return builder.create<LLVM::AddressOfOp>(
       loc, tegula::backend::getOrCreateStringGlobal(builder, loc, module,
                                                     kStringPrefix, text));
-}
-
-/// |value| (any integer, or an index) as an i64, sign- or zero-extended.
-Value toI64(OpBuilder &builder, Location loc, Value value, bool isSigned) {
-  if (isa<IndexType>(value.getType()))
-    return builder.create<arith::IndexCastOp>(loc, builder.getI64Type(), value);
-  auto type = cast<IntegerType>(value.getType());
-  if (type.getWidth() == 64)
-    return value;
-  if (type.getWidth() > 64)
-    return builder.create<LLVM::TruncOp>(loc, builder.getI64Type(), value);
-  if (isSigned)
-    return builder.create<LLVM::SExtOp>(loc, builder.getI64Type(), value);
-  return builder.create<LLVM::ZExtOp>(loc, builder.getI64Type(), value);
 }
 
 } // namespace

@@ -7,7 +7,6 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -225,19 +224,14 @@ tegula::host::compileLLVMModuleToImage(Module &module,
                 " is invalid: " + problemStream.str());
 
   tegula::backend::optimizeModuleO3(module, machine.get(), /*vectorize=*/true);
-
-  SmallVector<char, 0> object;
-  {
-    raw_svector_ostream os(object);
-    legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     CodeGenFileType::ObjectFile))
-      return fail("the LLVM target " + triple + " cannot emit an object file");
-    codegen.run(module);
-  }
   if (std::string errors = diagnostics.text(); !errors.empty())
-    return fail("the LLVM target " + triple + " cannot compile kernel " +
-                kernel.name + ": " + errors);
+    return fail("optimizing kernel " + kernel.name + " failed: " + errors);
+
+  Expected<std::string> object = tegula::backend::emitMachineCode(
+      module, *machine, /*assembly=*/false, "the LLVM back end",
+      triple + " (" + cpu.name + ")");
+  if (!object)
+    return object.takeError();
 
   HostImage image;
   image.kernelName = kernel.name;
@@ -247,6 +241,6 @@ tegula::host::compileLLVMModuleToImage(Module &module,
   image.scratchBytes = roundUp(kernel.scratchBytes, 64);
   image.packedArgsSize = kernel.packedArgsSize;
   image.simtThreads = kernel.simtThreads;
-  image.object.assign(object.begin(), object.end());
+  image.object = std::move(*object);
   return writeHostImage(image);
 }

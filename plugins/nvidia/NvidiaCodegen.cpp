@@ -14,7 +14,6 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
 #include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -414,20 +413,8 @@ Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
   if (module.getTargetTriple() != kTriple)
     return fail("the module is not ready for NVPTX (triple '" +
                 module.getTargetTriple() + "'): run optimizeForNVPTX first");
-  LLVMDiagnosticCapture diagnostics(module.getContext());
-  SmallString<0> ptx;
-  {
-    raw_svector_ostream os(ptx);
-    legacy::PassManager codegen;
-    if ((*machine)->addPassesToEmitFile(codegen, os, nullptr,
-                                        CodeGenFileType::AssemblyFile))
-      return fail("the NVPTX target cannot emit PTX for " + arch);
-    codegen.run(module);
-  }
-  if (std::string errors = diagnostics.text(); !errors.empty())
-    return fail("the NVPTX back end cannot compile the kernel for " + arch +
-                ": " + errors);
-  return std::string(ptx.str());
+  return tegula::backend::emitMachineCode(module, **machine, /*assembly=*/true,
+                                         "the NVPTX back end", arch);
 }
 
 std::optional<std::string> tegula::nvidia::findPtxas(std::string &whyNot) {

@@ -6,6 +6,7 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
@@ -206,4 +207,28 @@ void tegula::backend::internalizeAllBut(llvm::Module &module,
     if (!global.isDeclaration() && !global.hasAppendingLinkage() &&
         !global.getName().starts_with("llvm."))
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
+llvm::Expected<std::string>
+tegula::backend::emitMachineCode(llvm::Module &module,
+                                 llvm::TargetMachine &machine, bool assembly,
+                                 llvm::StringRef who, llvm::StringRef target) {
+  LLVMDiagnosticCapture diagnostics(module.getContext());
+  llvm::SmallString<0> out;
+  {
+    llvm::raw_svector_ostream os(out);
+    llvm::legacy::PassManager codegen;
+    if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                    assembly
+                                        ? llvm::CodeGenFileType::AssemblyFile
+                                        : llvm::CodeGenFileType::ObjectFile))
+      return oneLineError(who + " cannot emit " +
+                          (assembly ? "assembly" : "an object file") +
+                          " for " + target);
+    codegen.run(module);
+  }
+  if (std::string errors = diagnostics.text(); !errors.empty())
+    return oneLineError(who + " cannot compile the kernel for " + target +
+                        ": " + errors);
+  return std::string(out.str());
 }

@@ -90,6 +90,16 @@ private:
 /// inline, specialize and drop them.
 void internalizeAllBut(llvm::Module &module, llvm::StringRef keep);
 
+/// Runs |machine|'s code generator on |module| (its triple and data layout
+/// already |machine|'s) and returns the assembly text or the object file,
+/// as |fileType| says. Errors, one line: "<who> cannot emit ..." when the
+/// target has no such output, "<who> cannot compile the kernel for
+/// <target>: <LLVM's errors>" when code generation reports any.
+llvm::Expected<std::string> emitMachineCode(llvm::Module &module,
+                                            llvm::TargetMachine &machine,
+                                            bool assembly, llvm::StringRef who,
+                                            llvm::StringRef target);
+
 /// Runs LLVM's default O3 module pipeline for |machine| on |module|, loop
 /// unrolling on; |vectorize| turns the loop and SLP vectorizers on (CPUs)
 /// or off (GPUs, whose vectors come from the layouts).

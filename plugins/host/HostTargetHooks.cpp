@@ -13,6 +13,7 @@ using namespace mlir;
 using namespace tegula::host;
 using tegula::backend::Axis;
 using tegula::backend::ShuffleKind;
+using tegula::backend::toF64;
 using tegula::backend::toI64;
 
 namespace {
@@ -235,13 +236,8 @@ LogicalResult HostTargetHooks::buildPrint(OpBuilder &builder, Location loc,
       bits = toI64(builder, loc, raw, /*isSigned=*/false);
       kind = TG_HOST_PRINT_UNSIGNED;
     } else {
-      Value wide = value;
-      if (width < 64)
-        wide = builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
-      else if (width > 64)
-        wide =
-            builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
-      bits = builder.create<LLVM::BitcastOp>(loc, builder.getI64Type(), wide);
+      bits = builder.create<LLVM::BitcastOp>(loc, builder.getI64Type(),
+                                             toF64(builder, loc, value));
       kind = TG_HOST_PRINT_FLOAT;
     }
   } else if (isa<LLVM::LLVMPointerType>(type)) {

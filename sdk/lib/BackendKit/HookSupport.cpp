@@ -104,6 +104,15 @@ Value tegula::backend::toI64(OpBuilder &builder, Location loc, Value value,
   return builder.create<LLVM::ZExtOp>(loc, builder.getI64Type(), value);
 }
 
+Value tegula::backend::toF64(OpBuilder &builder, Location loc, Value value) {
+  unsigned width = cast<FloatType>(value.getType()).getWidth();
+  if (width < 64)
+    return builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
+  if (width > 64)
+    return builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
+  return value;
+}
+
 FailureOr<tegula::backend::PrintfCall> tegula::backend::formatDevicePrint(
     OpBuilder &builder, Location loc, ValueRange programIds,
     llvm::StringRef prefix, Value index, Value value, bool isSigned, bool hex,
@@ -155,14 +164,8 @@ FailureOr<tegula::backend::PrintfCall> tegula::backend::formatDevicePrint(
       call.format += hexFormat(width);
       call.args.push_back(toI64(builder, loc, raw, /*isSigned=*/false));
     } else {
-      Value wide = value;
-      if (width < 64)
-        wide = builder.create<LLVM::FPExtOp>(loc, builder.getF64Type(), value);
-      else if (width > 64)
-        wide =
-            builder.create<LLVM::FPTruncOp>(loc, builder.getF64Type(), value);
       call.format += "%f";
-      call.args.push_back(wide);
+      call.args.push_back(toF64(builder, loc, value));
     }
   } else if (isa<LLVM::LLVMPointerType>(type)) {
     call.format += "0x%llx";

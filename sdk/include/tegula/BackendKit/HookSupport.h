@@ -67,6 +67,11 @@ bool isScalarIndex(mlir::Value index);
 mlir::Value toI64(mlir::OpBuilder &builder, mlir::Location loc,
                   mlir::Value value, bool isSigned);
 
+/// |value| (a float of any width) as an f64, extended or truncated, as C's
+/// varargs pass it to %f.
+mlir::Value toF64(mlir::OpBuilder &builder, mlir::Location loc,
+                  mlir::Value value);
+
 /// The line `tl.device_print` writes for one element, as Triton's GPU
 /// backends print it: "pid (%u, %u, %u) idx (%lld) PREFIX VALUE\n" from the
 /// i32 |programIds|, the element's linear |index| (no idx for a scalar,

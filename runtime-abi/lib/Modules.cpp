@@ -1,10 +1,46 @@
 //===- Modules.cpp - Compile, module load, kernel lookup, launch ----------===//
 
 #include "Objects.h"
+#include "PluginRegistry.h"
+
+#include <algorithm>
 
 using namespace tegula::runtime;
 
+namespace {
+/// Compiles through |plugin| for its |arch|; the caller checked the
+/// pointers.
+tegula_error_t *compileWith(tegula::runtime::Plugin *plugin,
+                            const std::string &arch, const void *bytecode,
+                            size_t bytecode_size,
+                            const tg_compile_option *options,
+                            size_t num_options, tegula_image_t **out) {
+  auto image = std::make_unique<tegula_image>();
+  tg_plugin_compile_args args{};
+  args.plugin = plugin->instance;
+  args.target = arch.c_str();
+  args.bytecode = bytecode;
+  args.bytecode_size = bytecode_size;
+  args.options = options;
+  args.num_options = num_options;
+  if (tegula_error_t *error = TEGULA_PLUGIN_CALL(plugin, plugin_compile, args))
+    return error;
+  if (!args.image || !args.metadata || (!args.image_data && args.image_size))
+    return makeErrorf(TG_ERROR_INTERNAL,
+                      "%s: plugin_compile returned an incomplete image",
+                      plugin->name.c_str());
+  image->plugin = plugin;
+  image->handle = args.image;
+  image->data = args.image_data;
+  image->size = args.image_size;
+  image->metadata = args.metadata;
+  *out = image.release();
+  return nullptr;
+}
+} // namespace
+
 extern "C" {
+
 
 tegula_error_t *tegula_device_compile(tegula_device_t *device,
                                       const void *bytecode,
@@ -22,28 +58,59 @@ tegula_error_t *tegula_device_compile(tegula_device_t *device,
     size_t colon = device->target.find(':');
     if (colon != std::string::npos)
       arch = device->target.substr(colon + 1);
-    auto image = std::make_unique<tegula_image>();
-    tg_plugin_compile_args args{};
-    args.plugin = device->plugin->instance;
-    args.target = arch.c_str();
-    args.bytecode = bytecode;
-    args.bytecode_size = bytecode_size;
-    args.options = options;
-    args.num_options = num_options;
-    if (tegula_error_t *error =
-            TEGULA_PLUGIN_CALL(device->plugin, plugin_compile, args))
-      return error;
-    if (!args.image || !args.metadata || (!args.image_data && args.image_size))
-      return makeErrorf(TG_ERROR_INTERNAL,
-                        "%s: plugin_compile returned an incomplete image",
-                        device->plugin->name.c_str());
-    image->plugin = device->plugin;
-    image->handle = args.image;
-    image->data = args.image_data;
-    image->size = args.image_size;
-    image->metadata = args.metadata;
-    *out = image.release();
-    return nullptr;
+    return compileWith(device->plugin, arch, bytecode, bytecode_size, options,
+                       num_options, out);
+  });
+}
+
+tegula_error_t *tegula_runtime_compile(tegula_runtime_t *runtime,
+                                       const char *target,
+                                       const void *bytecode,
+                                       size_t bytecode_size,
+                                       const tg_compile_option *options,
+                                       size_t num_options,
+                                       tegula_image_t **out) {
+  TEGULA_REJECT_IF(!runtime || !target || !out, "runtime, target or out is NULL");
+  TEGULA_REJECT_IF(!bytecode && bytecode_size, "bytecode is NULL");
+  TEGULA_REJECT_IF(!options && num_options, "options is NULL");
+  *out = nullptr;
+  return guard([&]() -> tegula_error_t * {
+    std::string text = target;
+    size_t colon = text.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+      return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                        "target '%s' is not <backend>:<arch> (e.g. "
+                        "nvidia:sm_90a)",
+                        target);
+    std::string backend = text.substr(0, colon), arch = text.substr(colon + 1);
+    std::string loaded;
+    for (const tegula::runtime::PluginRecord &record :
+         runtime->registry.records) {
+      if (!record.plugin)
+        continue;
+      tegula::runtime::Plugin *plugin = record.plugin.get();
+      if (plugin->name != backend) {
+        loaded += (loaded.empty() ? "" : ", ") + plugin->name;
+        continue;
+      }
+      if (std::find(plugin->targets.begin(), plugin->targets.end(), arch) ==
+          plugin->targets.end()) {
+        std::string declared;
+        for (const std::string &own : plugin->targets)
+          declared += (declared.empty() ? "" : ", ") + backend + ":" + own;
+        return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                          "the %s plugin does not compile for %s (it "
+                          "declares %s)",
+                          backend.c_str(), target,
+                          declared.empty() ? "no target" : declared.c_str());
+      }
+      return compileWith(plugin, arch, bytecode, bytecode_size, options,
+                         num_options, out);
+    }
+    return makeErrorf(TG_ERROR_NOT_FOUND,
+                      "no %s plugin is loaded to compile for %s (loaded: %s)",
+                      backend.c_str(), target,
+                      loaded.empty() ? "none" : loaded.c_str());
   });
 }
 

@@ -231,6 +231,19 @@ TEGULA_API tegula_error_t *
 tegula_device_compile(tegula_device_t *device, const void *bytecode,
                       size_t bytecode_size, const tg_compile_option *options,
                       size_t num_options, tegula_image_t **out);
+/** Compiles tile-dialect bytecode ahead of time for |target|,
+ *  "<backend>:<arch>" (e.g. "nvidia:sm_90a", "host:x86_64"), through the
+ *  loaded plugin of that backend, whether or not a device of it is present:
+ *  one build machine compiles for every target a loaded plugin declares.
+ *  TG_ERROR_NOT_FOUND when no plugin of <backend> is loaded (the message
+ *  names the backends that are); TG_ERROR_INVALID_ARGUMENT for a target
+ *  without a ':' or an arch the plugin does not declare (the message lists
+ *  its targets); the plugin's own errors otherwise. */
+TEGULA_API tegula_error_t *
+tegula_runtime_compile(tegula_runtime_t *runtime, const char *target,
+                       const void *bytecode, size_t bytecode_size,
+                       const tg_compile_option *options, size_t num_options,
+                       tegula_image_t **out);
 /** The image bytes and metadata; live as long as |image|. */
 TEGULA_API const void *tegula_image_get_data(const tegula_image_t *image);
 TEGULA_API size_t tegula_image_get_size(const tegula_image_t *image);

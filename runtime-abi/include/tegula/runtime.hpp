@@ -486,6 +486,18 @@ public:
     return Device(device);
   }
 
+  /// Compiles |bytecode| for |target| ("<backend>:<arch>") through the
+  /// loaded plugin of that backend, with or without a device of it
+  /// (tegula_runtime_compile).
+  Image compile(const std::string &target, const void *bytecode, size_t size,
+                const std::vector<tg_compile_option> &options = {}) const {
+    tegula_image_t *image = nullptr;
+    detail::check(tegula_runtime_compile(get(), target.c_str(), bytecode, size,
+                                         options.data(), options.size(),
+                                         &image));
+    return Image(image);
+  }
+
   std::vector<std::string> searchDirs() const {
     std::vector<std::string> dirs;
     for (size_t i = 0, e = tegula_runtime_get_search_dir_count(get()); i < e;

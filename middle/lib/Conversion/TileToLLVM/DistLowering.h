@@ -49,8 +49,9 @@
 
 namespace tegula::lowering {
 
-/// Coordinates of one element, one entry per dimension.
-using Coords = llvm::SmallVector<int64_t, 4>;
+/// Coordinates of one element, one entry per dimension: the type the
+/// matrix-unit families' linear layouts use.
+using Coords = backend::LayoutCoords;
 
 /// Where the elements of a tile live across the threads of a program.
 struct DistLayout {

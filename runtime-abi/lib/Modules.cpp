@@ -8,13 +8,19 @@
 using namespace tegula::runtime;
 
 namespace {
-/// Compiles through |plugin| for its |arch|; the caller checked the
-/// pointers.
+/// Compiles through |plugin| for its |arch|, stopping at |stage| (NULL for
+/// the image); the caller checked the pointers.
 tegula_error_t *compileWith(tegula::runtime::Plugin *plugin,
-                            const std::string &arch, const void *bytecode,
-                            size_t bytecode_size,
+                            const std::string &arch, const char *stage,
+                            const void *bytecode, size_t bytecode_size,
                             const tg_compile_option *options,
                             size_t num_options, tegula_image_t **out) {
+  if (stage && *stage && std::string(stage) != "image" && !plugin->numStages)
+    return makeErrorf(TG_ERROR_UNIMPLEMENTED,
+                      "%s: the plugin (ABI %u.%u) declares no compile stage "
+                      "but the image, so it cannot stop at '%s'",
+                      plugin->name.c_str(), plugin->api->major_version,
+                      plugin->api->minor_version, stage);
   auto image = std::make_unique<tegula_image>();
   tg_plugin_compile_args args{};
   args.plugin = plugin->instance;
@@ -23,6 +29,7 @@ tegula_error_t *compileWith(tegula::runtime::Plugin *plugin,
   args.bytecode_size = bytecode_size;
   args.options = options;
   args.num_options = num_options;
+  args.stage = stage;
   if (tegula_error_t *error = TEGULA_PLUGIN_CALL(plugin, plugin_compile, args))
     return error;
   if (!args.image || !args.metadata || (!args.image_data && args.image_size))
@@ -37,10 +44,53 @@ tegula_error_t *compileWith(tegula::runtime::Plugin *plugin,
   *out = image.release();
   return nullptr;
 }
+
+/// The loaded plugin that declares |target| ("<backend>:<arch>"), with the
+/// arch in |arch|; or an error naming what is loaded and declared.
+tegula_error_t *findCompiler(tegula_runtime_t *runtime, const char *target,
+                             tegula::runtime::Plugin *&found,
+                             std::string &arch) {
+  std::string text = target;
+  size_t colon = text.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                      "target '%s' is not <backend>:<arch> (e.g. "
+                      "nvidia:sm_90a)",
+                      target);
+  std::string backend = text.substr(0, colon);
+  arch = text.substr(colon + 1);
+  std::string loaded;
+  for (const tegula::runtime::PluginRecord &record :
+       runtime->registry.records) {
+    if (!record.plugin)
+      continue;
+    tegula::runtime::Plugin *plugin = record.plugin.get();
+    if (plugin->name != backend) {
+      loaded += (loaded.empty() ? "" : ", ") + plugin->name;
+      continue;
+    }
+    if (std::find(plugin->targets.begin(), plugin->targets.end(), arch) ==
+        plugin->targets.end()) {
+      std::string declared;
+      for (const std::string &own : plugin->targets)
+        declared += (declared.empty() ? "" : ", ") + backend + ":" + own;
+      return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                        "the %s plugin does not compile for %s (it "
+                        "declares %s)",
+                        backend.c_str(), target,
+                        declared.empty() ? "no target" : declared.c_str());
+    }
+    found = plugin;
+    return nullptr;
+  }
+  return makeErrorf(TG_ERROR_NOT_FOUND,
+                    "no %s plugin is loaded to compile for %s (loaded: %s)",
+                    backend.c_str(), target,
+                    loaded.empty() ? "none" : loaded.c_str());
+}
 } // namespace
 
 extern "C" {
-
 
 tegula_error_t *tegula_device_compile(tegula_device_t *device,
                                       const void *bytecode,
@@ -58,7 +108,26 @@ tegula_error_t *tegula_device_compile(tegula_device_t *device,
     size_t colon = device->target.find(':');
     if (colon != std::string::npos)
       arch = device->target.substr(colon + 1);
-    return compileWith(device->plugin, arch, bytecode, bytecode_size, options,
+    return compileWith(device->plugin, arch, nullptr, bytecode, bytecode_size,
+                       options, num_options, out);
+  });
+}
+
+tegula_error_t *tegula_runtime_compile_stage(
+    tegula_runtime_t *runtime, const char *target, const char *stage,
+    const void *bytecode, size_t bytecode_size,
+    const tg_compile_option *options, size_t num_options,
+    tegula_image_t **out) {
+  TEGULA_REJECT_IF(!runtime || !target || !out, "runtime, target or out is NULL");
+  TEGULA_REJECT_IF(!bytecode && bytecode_size, "bytecode is NULL");
+  TEGULA_REJECT_IF(!options && num_options, "options is NULL");
+  *out = nullptr;
+  return guard([&]() -> tegula_error_t * {
+    tegula::runtime::Plugin *plugin = nullptr;
+    std::string arch;
+    if (tegula_error_t *error = findCompiler(runtime, target, plugin, arch))
+      return error;
+    return compileWith(plugin, arch, stage, bytecode, bytecode_size, options,
                        num_options, out);
   });
 }
@@ -70,48 +139,8 @@ tegula_error_t *tegula_runtime_compile(tegula_runtime_t *runtime,
                                        const tg_compile_option *options,
                                        size_t num_options,
                                        tegula_image_t **out) {
-  TEGULA_REJECT_IF(!runtime || !target || !out, "runtime, target or out is NULL");
-  TEGULA_REJECT_IF(!bytecode && bytecode_size, "bytecode is NULL");
-  TEGULA_REJECT_IF(!options && num_options, "options is NULL");
-  *out = nullptr;
-  return guard([&]() -> tegula_error_t * {
-    std::string text = target;
-    size_t colon = text.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
-      return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
-                        "target '%s' is not <backend>:<arch> (e.g. "
-                        "nvidia:sm_90a)",
-                        target);
-    std::string backend = text.substr(0, colon), arch = text.substr(colon + 1);
-    std::string loaded;
-    for (const tegula::runtime::PluginRecord &record :
-         runtime->registry.records) {
-      if (!record.plugin)
-        continue;
-      tegula::runtime::Plugin *plugin = record.plugin.get();
-      if (plugin->name != backend) {
-        loaded += (loaded.empty() ? "" : ", ") + plugin->name;
-        continue;
-      }
-      if (std::find(plugin->targets.begin(), plugin->targets.end(), arch) ==
-          plugin->targets.end()) {
-        std::string declared;
-        for (const std::string &own : plugin->targets)
-          declared += (declared.empty() ? "" : ", ") + backend + ":" + own;
-        return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
-                          "the %s plugin does not compile for %s (it "
-                          "declares %s)",
-                          backend.c_str(), target,
-                          declared.empty() ? "no target" : declared.c_str());
-      }
-      return compileWith(plugin, arch, bytecode, bytecode_size, options,
-                         num_options, out);
-    }
-    return makeErrorf(TG_ERROR_NOT_FOUND,
-                      "no %s plugin is loaded to compile for %s (loaded: %s)",
-                      backend.c_str(), target,
-                      loaded.empty() ? "none" : loaded.c_str());
-  });
+  return tegula_runtime_compile_stage(runtime, target, nullptr, bytecode,
+                                      bytecode_size, options, num_options, out);
 }
 
 const void *tegula_image_get_data(const tegula_image_t *image) {

@@ -68,6 +68,12 @@ public:
   std::vector<const char *> targetPtrs;
   std::string deviceStatus;
   bool hasDeviceStatus = false;
+  /// What plugin_get_compile_info declared (ABI 1.1); arrays owned by the
+  /// plugin instance. Empty for a 1.0 plugin.
+  const tg_compile_stage_info *stages = nullptr;
+  size_t numStages = 0;
+  const tg_compile_option_info *options = nullptr;
+  size_t numOptions = 0;
 };
 
 } // namespace tegula::runtime

@@ -337,6 +337,22 @@ std::string PluginRegistry::load(PluginRecord &record) {
         plugin->targets.push_back(info.targets[i]);
   for (const std::string &target : plugin->targets)
     plugin->targetPtrs.push_back(target.c_str());
+  // A 1.0 plugin has no entry: then it declares nothing, which is allowed.
+  if (TG_API_HAS(plugin->api, plugin_get_compile_info)) {
+    tg_plugin_get_compile_info_args compile{};
+    compile.plugin = plugin->instance;
+    if (tegula_error_t *error =
+            TEGULA_PLUGIN_CALL(plugin, plugin_get_compile_info, compile))
+      return "plugin_get_compile_info failed: " +
+             takeMessage(error, record.name);
+    if ((compile.num_stages && !compile.stages) ||
+        (compile.num_options && !compile.options))
+      return "plugin_get_compile_info returned a NULL array";
+    plugin->stages = compile.stages;
+    plugin->numStages = compile.num_stages;
+    plugin->options = compile.options;
+    plugin->numOptions = compile.num_options;
+  }
 
   record.plugin = std::move(plugin);
   return "";

@@ -132,6 +132,10 @@ tegula_error_t *tegula_runtime_get_plugin_info(tegula_runtime_t *rt,
         ++result.num_devices;
     result.device_status =
         plugin->hasDeviceStatus ? plugin->deviceStatus.c_str() : nullptr;
+    result.stages = plugin->stages;
+    result.num_stages = plugin->numStages;
+    result.options = plugin->options;
+    result.num_options = plugin->numOptions;
   } else {
     result.skip_reason = record.skipReason.c_str();
     result.skip_message = record.skipMessage.c_str();

@@ -115,6 +115,12 @@ typedef struct tegula_plugin_info {
   size_t num_devices;
   /** Why the plugin has no device (e.g. "no CUDA driver found"), or NULL. */
   const char *device_status;
+  /** The compile stages besides "image" and the compile options the plugin
+   *  declares (tegula/plugin.h, ABI 1.1); none for a 1.0 plugin. */
+  const tg_compile_stage_info *stages;
+  size_t num_stages;
+  const tg_compile_option_info *options;
+  size_t num_options;
 } tegula_plugin_info;
 
 /** Every path discovery looked at, in discovery order. */
@@ -244,6 +250,19 @@ tegula_runtime_compile(tegula_runtime_t *runtime, const char *target,
                        const void *bytecode, size_t bytecode_size,
                        const tg_compile_option *options, size_t num_options,
                        tegula_image_t **out);
+/** tegula_runtime_compile stopped at |stage|: NULL or "image" for the
+ *  loadable image, else a stage the target's plugin declares (see
+ *  tegula_plugin_info.stages; e.g. "llvm-ir", "ptx"), whose output is then
+ *  the image's data (text without a terminating NUL, or bytes), with the
+ *  kernel's metadata beside it. TG_ERROR_INVALID_ARGUMENT naming the stages
+ *  there are when the plugin does not declare |stage|; TG_ERROR_UNIMPLEMENTED
+ *  for a 1.0 plugin, which declares none. */
+TEGULA_API tegula_error_t *
+tegula_runtime_compile_stage(tegula_runtime_t *runtime, const char *target,
+                             const char *stage, const void *bytecode,
+                             size_t bytecode_size,
+                             const tg_compile_option *options,
+                             size_t num_options, tegula_image_t **out);
 /** The image bytes and metadata; live as long as |image|. */
 TEGULA_API const void *tegula_image_get_data(const tegula_image_t *image);
 TEGULA_API size_t tegula_image_get_size(const tegula_image_t *image);

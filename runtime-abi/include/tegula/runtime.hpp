@@ -93,6 +93,10 @@ struct PluginInfo {
   size_t numDevices = 0;
   /// Why there is no device; empty when the plugin said nothing.
   std::string deviceStatus;
+  /// The compile stages besides "image" and the compile options the plugin
+  /// declares (pointers into the plugin, live as long as the runtime).
+  std::vector<tg_compile_stage_info> stages;
+  std::vector<tg_compile_option_info> options;
 };
 
 /// An in-order queue of work on one device. Destroying it waits for its work
@@ -491,10 +495,17 @@ public:
   /// (tegula_runtime_compile).
   Image compile(const std::string &target, const void *bytecode, size_t size,
                 const std::vector<tg_compile_option> &options = {}) const {
+    return compileStage(target, "image", bytecode, size, options);
+  }
+  /// compile() stopped at |stage| (tegula_runtime_compile_stage): the
+  /// image's data is then that stage's output.
+  Image compileStage(const std::string &target, const std::string &stage,
+                     const void *bytecode, size_t size,
+                     const std::vector<tg_compile_option> &options = {}) const {
     tegula_image_t *image = nullptr;
-    detail::check(tegula_runtime_compile(get(), target.c_str(), bytecode, size,
-                                         options.data(), options.size(),
-                                         &image));
+    detail::check(tegula_runtime_compile_stage(
+        get(), target.c_str(), stage.c_str(), bytecode, size, options.data(),
+        options.size(), &image));
     return Image(image);
   }
 
@@ -529,6 +540,8 @@ public:
           info.targets.emplace_back(c.targets[t]);
         info.numDevices = c.num_devices;
         info.deviceStatus = c.device_status ? c.device_status : "";
+        info.stages.assign(c.stages, c.stages + c.num_stages);
+        info.options.assign(c.options, c.options + c.num_options);
       }
       result.push_back(std::move(info));
     }

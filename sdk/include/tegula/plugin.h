@@ -56,7 +56,7 @@ extern "C" {
 
 /** The plugin ABI version this header describes. */
 #define TG_PLUGIN_API_MAJOR 1
-#define TG_PLUGIN_API_MINOR 0
+#define TG_PLUGIN_API_MINOR 1
 
 /** The one symbol a plugin exports: a `tg_plugin_get_api_fn`. */
 #define TG_PLUGIN_ENTRY_SYMBOL "tg_plugin_get_api"
@@ -352,8 +352,74 @@ typedef struct tg_compile_option {
   const char *value;
 } tg_compile_option;
 
+/*===-- What a compiler offers (1.1) --------------------------------------===*/
+
+/** How a compile option's value is spelled. */
+typedef enum tg_option_type {
+  /** "1" or "0" ("true"/"false", "on"/"off" are read as well). */
+  TG_OPTION_BOOL = 1,
+  /** A decimal integer from `min` to `max`. */
+  TG_OPTION_INT = 2,
+  /** One of the '|'-separated words of `choices`. */
+  TG_OPTION_ENUM = 3,
+  /** Any text. */
+  TG_OPTION_STRING = 4
+} tg_option_type;
+
+/** A compile option a plugin declares: every setting that changes the code
+ *  it generates. When a compile does not pass the option, the plugin uses the
+ *  value of the environment variable `env` when that is set and not empty,
+ *  else `default_value`; so a kernel cache keyed on the options and on these
+ *  variables never returns stale code. Fixed layout for the whole major
+ *  version (arrays of it carry no struct_size). */
+typedef struct tg_compile_option_info {
+  /** [a-z0-9_]+, e.g. "num_warps". */
+  const char *name;
+  /** tg_option_type. */
+  uint32_t type;
+  uint32_t reserved; /* 0 */
+  /** TG_OPTION_INT: the inclusive range. */
+  int64_t min;
+  int64_t max;
+  /** TG_OPTION_ENUM: "distributed|single-thread"; "" otherwise. */
+  const char *choices;
+  /** The value when neither the compile nor `env` sets it; "" when the
+   *  kernel decides (num_warps: the module's, else the plugin's default). */
+  const char *default_value;
+  /** The environment variable that overrides the default, or "". */
+  const char *env;
+  /** One sentence. */
+  const char *description;
+} tg_compile_option_info;
+
+/** An output a compile can stop at. Fixed layout for the whole major
+ *  version. */
+typedef struct tg_compile_stage_info {
+  /** [a-z0-9-]+, e.g. "llvm-ir", "ptx". "image", the loadable kernel image,
+   *  is always a stage, declared or not. */
+  const char *name;
+  /** 1 when the output is bytes (an object, a cubin), 0 when text. */
+  uint32_t binary;
+  uint32_t reserved; /* 0 */
+  /** One sentence. */
+  const char *description;
+} tg_compile_stage_info;
+
+/** What plugin_compile accepts. Arrays live as long as the plugin. */
+typedef struct tg_plugin_get_compile_info_args {
+  size_t struct_size;
+  tg_extension_base *extension_start;
+  tg_plugin_t *plugin;                    /* in */
+  const tg_compile_stage_info *stages;    /* out */
+  size_t num_stages;                      /* out */
+  const tg_compile_option_info *options;  /* out */
+  size_t num_options;                     /* out */
+} tg_plugin_get_compile_info_args;
+
 /** Compiles tile-dialect MLIR bytecode (the dialect version is inside it)
- *  for |target| (one of the plugin's targets). */
+ *  for |target| (one of the plugin's targets). A plugin that declares its
+ *  options (plugin_get_compile_info) rejects options it does not declare and
+ *  values that do not fit their type, naming them. */
 typedef struct tg_plugin_compile_args {
   size_t struct_size;
   tg_extension_base *extension_start;
@@ -367,6 +433,11 @@ typedef struct tg_plugin_compile_args {
   const void *image_data;             /* out: live as long as |image| */
   size_t image_size;                  /* out */
   const tg_kernel_metadata *metadata; /* out: live as long as |image| */
+  /* 1.1 */
+  /** in: a stage the plugin declares, or NULL (or "image") for the loadable
+   *  image. For another stage, |image_data| holds that stage's output (text
+   *  without a terminating NUL) and |image| cannot be loaded. */
+  const char *stage;
 } tg_plugin_compile_args;
 
 typedef struct tg_image_destroy_args {
@@ -618,6 +689,8 @@ typedef tg_error_t *tg_module_load_fn(tg_module_load_args *args);
 typedef tg_error_t *tg_module_unload_fn(tg_module_unload_args *args);
 typedef tg_error_t *tg_module_get_kernel_fn(tg_module_get_kernel_args *args);
 typedef tg_error_t *tg_kernel_launch_fn(tg_kernel_launch_args *args);
+typedef tg_error_t *
+tg_plugin_get_compile_info_fn(tg_plugin_get_compile_info_args *args);
 
 /** The table a plugin returns. It must stay valid until the library is
  *  unloaded (a static const object is the usual choice). Entries may be NULL
@@ -668,6 +741,11 @@ typedef struct tg_plugin_api {
   tg_module_unload_fn *module_unload;
   tg_module_get_kernel_fn *module_get_kernel;
   tg_kernel_launch_fn *kernel_launch;
+
+  /* 1.1 */
+  /** The compile stages and options the plugin declares. NULL in a 1.0
+   *  plugin: then only the image stage exists and options are not described. */
+  tg_plugin_get_compile_info_fn *plugin_get_compile_info;
   /* New entries of later minor versions go here, at the end. */
 } tg_plugin_api;
 

@@ -41,6 +41,7 @@
 
 #include "tegula/plugin_support.hpp"
 
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -253,6 +254,101 @@ private:
   tg_kernel_metadata cMetadata{};
 };
 
+/// A compile option the plugin declares (tg_compile_option_info): every
+/// setting that changes the code it generates.
+struct CompileOption {
+  std::string name;
+  tg_option_type type = TG_OPTION_STRING;
+  /// TG_OPTION_INT: the inclusive range.
+  int64_t min = 0, max = 0;
+  /// TG_OPTION_ENUM: "a|b|c".
+  std::string choices;
+  /// "" when the kernel decides.
+  std::string defaultValue;
+  /// The environment variable that overrides the default, or "".
+  std::string env;
+  std::string description;
+
+  static CompileOption flag(std::string name, bool byDefault, std::string env,
+                            std::string description) {
+    return {std::move(name), TG_OPTION_BOOL, 0,         1, "",
+            byDefault ? "1" : "0", std::move(env), std::move(description)};
+  }
+  static CompileOption integer(std::string name, int64_t min, int64_t max,
+                               std::string byDefault, std::string env,
+                               std::string description) {
+    return {std::move(name), TG_OPTION_INT,      min, max, "",
+            std::move(byDefault), std::move(env), std::move(description)};
+  }
+  static CompileOption choice(std::string name, std::string choices,
+                              std::string byDefault, std::string env,
+                              std::string description) {
+    return {std::move(name),      TG_OPTION_ENUM,      0, 0, std::move(choices),
+            std::move(byDefault), std::move(env), std::move(description)};
+  }
+  static CompileOption text(std::string name, std::string byDefault,
+                            std::string env, std::string description) {
+    return {std::move(name),      TG_OPTION_STRING,    0, 0, "",
+            std::move(byDefault), std::move(env), std::move(description)};
+  }
+
+  /// Checks |value| against the type; returns why it does not fit, or "".
+  std::string check(const std::string &value) const {
+    switch (type) {
+    case TG_OPTION_BOOL:
+      return parseFlag(value) < 0 ? "is not 1 or 0" : "";
+    case TG_OPTION_INT: {
+      int64_t parsed = 0;
+      if (!parseInteger(value, parsed) || parsed < min || parsed > max)
+        return "is not an integer from " + std::to_string(min) + " to " +
+               std::to_string(max);
+      return "";
+    }
+    case TG_OPTION_ENUM: {
+      std::string list = "|" + choices + "|";
+      if (value.find('|') != std::string::npos ||
+          list.find("|" + value + "|") == std::string::npos)
+        return "is not one of " + choices;
+      return "";
+    }
+    default:
+      return "";
+    }
+  }
+
+  /// 1 or 0 for the spellings of a flag, -1 for anything else.
+  static int parseFlag(const std::string &value) {
+    if (value == "1" || value == "true" || value == "on")
+      return 1;
+    if (value == "0" || value == "false" || value == "off")
+      return 0;
+    return -1;
+  }
+  static bool parseInteger(const std::string &value, int64_t &parsed) {
+    if (value.empty() || value.size() > 18)
+      return false;
+    size_t i = value[0] == '-' ? 1 : 0;
+    if (i == value.size())
+      return false;
+    int64_t magnitude = 0;
+    for (; i < value.size(); ++i) {
+      if (value[i] < '0' || value[i] > '9')
+        return false;
+      magnitude = magnitude * 10 + (value[i] - '0');
+    }
+    parsed = value[0] == '-' ? -magnitude : magnitude;
+    return true;
+  }
+};
+
+/// An output a compile can stop at (tg_compile_stage_info). "image" is
+/// always one.
+struct CompileStage {
+  std::string name;
+  bool binary = false;
+  std::string description;
+};
+
 /// What a compile is asked to do; mirrors tg_plugin_compile_args.
 struct CompileRequest {
   /// One of the plugin's targets (an arch, e.g. "sm_90").
@@ -262,6 +358,12 @@ struct CompileRequest {
   size_t bytecodeSize = 0;
   /// Compile options in the caller's order.
   std::vector<std::pair<std::string, std::string>> options;
+  /// The stage to stop at: "image", or one the plugin declares.
+  std::string stage = "image";
+  /// For a plugin that declares its options: every declared option's value
+  /// (the compile's, else its environment variable's, else the default), in
+  /// declaration order, already checked against its type.
+  std::vector<std::pair<std::string, std::string>> resolved;
 
   /// The value of option |key|, or NULL when absent (the last one wins).
   const std::string *option(const std::string &key) const {
@@ -270,6 +372,23 @@ struct CompileRequest {
       if (name == key)
         found = &value;
     return found;
+  }
+  /// A declared option's resolved value ("" when the kernel decides).
+  const std::string &value(const std::string &key) const {
+    static const std::string none;
+    for (const auto &[name, text] : resolved)
+      if (name == key)
+        return text;
+    return none;
+  }
+  /// A declared TG_OPTION_BOOL option.
+  bool flag(const std::string &key) const {
+    return CompileOption::parseFlag(value(key)) == 1;
+  }
+  /// A declared TG_OPTION_INT option; 0 when the kernel decides.
+  int64_t integer(const std::string &key) const {
+    int64_t parsed = 0;
+    return CompileOption::parseInteger(value(key), parsed) ? parsed : 0;
   }
 };
 
@@ -384,6 +503,13 @@ struct PluginInfo {
   std::string vendor;
   /// The archs it compiles for, e.g. "sm_90".
   std::vector<std::string> targets;
+  /// The stages a compile can stop at besides "image"
+  /// (plugin_get_compile_info).
+  std::vector<CompileStage> stages = {};
+  /// The compile options it reads. When there are any, the kit rejects a
+  /// compile with another option or a value that does not fit, and fills
+  /// CompileRequest::resolved.
+  std::vector<CompileOption> options = {};
 };
 
 /// One initialized instance of the plugin. Derive from it, pass the
@@ -393,6 +519,15 @@ public:
   explicit PluginBase(PluginInfo info) : identity(std::move(info)) {
     for (const std::string &target : identity.targets)
       targetNames.push_back(target.c_str());
+    for (const CompileStage &stage : identity.stages)
+      stageInfos.push_back({stage.name.c_str(), stage.binary ? 1u : 0u, 0,
+                            stage.description.c_str()});
+    for (const CompileOption &option : identity.options)
+      optionInfos.push_back(
+          {option.name.c_str(), static_cast<uint32_t>(option.type), 0,
+           option.min, option.max, option.choices.c_str(),
+           option.defaultValue.c_str(), option.env.c_str(),
+           option.description.c_str()});
   }
 
   /// Called once, right after construction, with the ABI version the runtime
@@ -421,6 +556,68 @@ public:
   /// The C views the kit hands out (live as long as the plugin).
   const char *const *targetArray() const { return targetNames.data(); }
   tg_device_t *const *deviceArray() const { return deviceHandles.data(); }
+  const std::vector<tg_compile_stage_info> &stageArray() const {
+    return stageInfos;
+  }
+  const std::vector<tg_compile_option_info> &optionArray() const {
+    return optionInfos;
+  }
+
+  /// Checks |request|'s stage and options against the declarations and fills
+  /// its resolved values; the error names the option (or the environment
+  /// variable) and what it accepts.
+  Status resolve(CompileRequest &request) const {
+    if (request.stage != "image") {
+      bool declared = false;
+      std::string names = "image";
+      for (const CompileStage &stage : identity.stages) {
+        declared |= stage.name == request.stage;
+        names += ", " + stage.name;
+      }
+      if (!declared)
+        return Status(TG_ERROR_INVALID_ARGUMENT,
+                      identity.name + " has no compile stage '" +
+                          request.stage + "' (stages: " + names + ")");
+    }
+    if (identity.options.empty())
+      return Status::success();
+    for (const auto &[key, value] : request.options) {
+      const CompileOption *option = nullptr;
+      std::string names;
+      for (const CompileOption &candidate : identity.options) {
+        if (candidate.name == key)
+          option = &candidate;
+        names += (names.empty() ? "" : ", ") + candidate.name;
+      }
+      if (!option)
+        return Status(TG_ERROR_INVALID_ARGUMENT,
+                      identity.name + " has no compile option '" + key +
+                          "' (options: " + names + ")");
+      if (std::string why = option->check(value); !why.empty())
+        return Status(TG_ERROR_INVALID_ARGUMENT, "compile option " + key +
+                                                     "=" + value + " " + why);
+    }
+    request.resolved.clear();
+    for (const CompileOption &option : identity.options) {
+      if (const std::string *given = request.option(option.name)) {
+        request.resolved.emplace_back(option.name, *given);
+        continue;
+      }
+      const char *env =
+          option.env.empty() ? nullptr : std::getenv(option.env.c_str());
+      if (env && *env) {
+        if (std::string why = option.check(env); !why.empty())
+          return Status(TG_ERROR_INVALID_ARGUMENT,
+                        option.env + "=" + env + " " + why + " (it sets " +
+                            identity.name + "'s compile option " +
+                            option.name + ")");
+        request.resolved.emplace_back(option.name, env);
+        continue;
+      }
+      request.resolved.emplace_back(option.name, option.defaultValue);
+    }
+    return Status::success();
+  }
 
 protected:
   /// Adds a device; call from initialize() only (the list is fixed after it).
@@ -435,6 +632,8 @@ protected:
 private:
   PluginInfo identity;
   std::vector<const char *> targetNames;
+  std::vector<tg_compile_stage_info> stageInfos;
+  std::vector<tg_compile_option_info> optionInfos;
   std::vector<std::unique_ptr<DeviceBase>> ownedDevices;
   std::vector<tg_device_t *> deviceHandles;
   std::string reason;
@@ -533,8 +732,15 @@ inline tg_error_t *pluginCompile(tg_plugin_compile_args *args) {
       request.options.emplace_back(
           args->options[i].key ? args->options[i].key : "",
           args->options[i].value ? args->options[i].value : "");
+    if (TG_STRUCT_HAS(args, tg_plugin_compile_args, stage) && args->stage &&
+        *args->stage)
+      request.stage = args->stage;
+    PluginBase &plugin = as<PluginBase>(args->plugin);
+    Status status = plugin.resolve(request);
+    if (!status.ok())
+      return status.toError();
     std::unique_ptr<CompiledImage> image;
-    Status status = as<PluginBase>(args->plugin).compile(request, image);
+    status = plugin.compile(request, image);
     if (!status.ok())
       return status.toError();
     if (!image)
@@ -545,6 +751,18 @@ inline tg_error_t *pluginCompile(tg_plugin_compile_args *args) {
     args->image = image.release();
     return nullptr;
   });
+}
+
+inline tg_error_t *
+pluginGetCompileInfo(tg_plugin_get_compile_info_args *args) {
+  TG_CHECK_ARGS(args, tg_plugin_get_compile_info_args, num_options);
+  TG_KIT_REQUIRE(args->plugin, "plugin");
+  const PluginBase &plugin = as<PluginBase>(args->plugin);
+  args->stages = plugin.stageArray().data();
+  args->num_stages = plugin.stageArray().size();
+  args->options = plugin.optionArray().data();
+  args->num_options = plugin.optionArray().size();
+  return nullptr;
 }
 
 inline tg_error_t *imageDestroy(tg_image_destroy_args *args) {
@@ -846,6 +1064,7 @@ const tg_plugin_api *pluginApi(uint32_t runtimeMajor, uint32_t runtimeMinor) {
     t.module_unload = detail::moduleUnload;
     t.module_get_kernel = detail::moduleGetKernel;
     t.kernel_launch = detail::kernelLaunch;
+    t.plugin_get_compile_info = detail::pluginGetCompileInfo;
     return t;
   }();
   return runtimeMajor == TG_PLUGIN_API_MAJOR ? &table : nullptr;

@@ -32,6 +32,8 @@ class Container:
                                                ctypes.byref(minor))
         self.version = (major.value, minor.value)
         self._loaded = {}  # (id(runtime), device name, index) -> CompiledKernel
+        # tegula.compile(..., skip_failed=True): the targets left out, and why.
+        self.failed = {}
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -177,7 +179,7 @@ def load(path):
 
 
 def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stages=3,
-            runtime=None, **options):
+            runtime=None, skip_failed=False, **options):
     """Compiles the @tegula.jit function |fn| ahead of time, for one target or
     a list of them (``"host:x86_64"``, ``"nvidia:sm_90a"``: any target a
     loaded plugin declares, no device needed), into the kernel container
@@ -185,7 +187,9 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     non-constexpr parameters in Triton's AOT format (``"*fp32:16, i32"``),
     optionally followed by constexpr literals; |constexprs| gives constexprs
     by name. |options| are compile options the plugins declare
-    (docs/compile-options.md)."""
+    (docs/compile-options.md). With |skip_failed|, a target that does not
+    compile is left out and its error kept in the result's ``failed``
+    ({target: message}); without, the first such error is raised."""
     from . import Runtime
     from . import _compiler
     from ._launch import _read_source
@@ -205,6 +209,7 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     lib = rt._lib
     writer = ctypes.c_void_p()
     _rt.check(lib, lib.tegula_container_writer_create(ctypes.byref(writer)))
+    failed = {}
     try:
         for t in targets:
             image = ctypes.c_void_p()
@@ -213,6 +218,9 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
                     rt._require(), t.encode(), bytecode, len(bytecode), copts, len(opts),
                     ctypes.byref(image)))
             except _rt.TegulaError as e:
+                if skip_failed:
+                    failed[t] = e.message
+                    continue
                 raise type(e)("%s: compiling for %s failed: %s" % (fn.__name__, t, e.message),
                               e.code) from None
             try:
@@ -226,4 +234,9 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
         lib.tegula_container_writer_destroy(writer)
         if runtime is None:
             rt.close()
-    return Container(path)
+    if len(failed) == len(targets):
+        raise _rt.TegulaError("%s: no target compiled: %s" % (fn.__name__, "; ".join(
+            "%s: %s" % item for item in failed.items())), 1)
+    container = Container(path)
+    container.failed = failed
+    return container

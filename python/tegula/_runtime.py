@@ -125,8 +125,7 @@ def add_option_env_names(names):
 def option_environment():
     """The current values of those variables, as a hashable tuple."""
     if _environ_data is not None:
-        get = _environ_data.get
-        return tuple([get(k) for k in _option_env_keys])
+        return tuple(map(_environ_data.get, _option_env_keys))
     return tuple([os.environ.get(n) for n in _option_env_names])
 
 

@@ -125,6 +125,8 @@ class Runtime:
         # Backends whose plugins declare their compile options (ABI 1.1): they
         # take only those. The others are also told the kernel's name.
         self._declared_options = {p["name"]: bool(p["options"]) for p in plugins}
+        # Each backend's plugin version and file: part of the disk cache's key.
+        self._plugin_identity = {p["name"]: (p["version"], p["path"]) for p in plugins}
         n = self._lib.tegula_runtime_get_device_count(self._handle)
         self._devices = [Device(self, self._lib.tegula_runtime_get_device(self._handle, i))
                          for i in range(n)]

@@ -179,7 +179,12 @@ class _Launcher:
             # declare, naming what it takes. Any other keyword is left to
             # binding, which raises TypeError for it.
             names = fn._param_set
-            extra = [k for k in kwargs if k not in names and k in _rt.option_names]
+            extra = [k for k in kwargs if k not in names]
+            if extra and not _rt.option_names:
+                # No runtime has loaded plugins yet: the default one tells.
+                from . import runtime
+                runtime()
+            extra = [k for k in extra if k in _rt.option_names]
             if extra:
                 options = tuple(sorted((k, _option_text(fn, k, kwargs.pop(k)))
                                        for k in extra))
@@ -239,6 +244,8 @@ class JITFunction:
         self._cache = {}
         self._lock = threading.Lock()
         self.compile_count = 0
+        # How many of those kernels came from the on-disk cache (_diskcache).
+        self.disk_cache_hits = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
         self._fast = None  # _launch._FastPath: repeated launches of one kind
 

@@ -28,6 +28,7 @@ import operator
 import struct
 
 from . import _compiler
+from . import _diskcache
 from . import _interop
 from . import _runtime as _rt
 from . import language as tl
@@ -440,7 +441,11 @@ class CompiledKernel(_Owned):
 
     _destroy_fn = "tegula_module_unload"
 
-    def __init__(self, fn, device, signature, num_warps, num_stages, bytecode, options=()):
+    def __init__(self, fn, device, signature, num_warps, num_stages, bytecode, options=(),
+                 keep=None):
+        """Compiles |bytecode| for |device| and loads it; |keep|, when given, is
+        called with (metadata, image data, image size) before the image is
+        freed (the disk cache stores it)."""
         rt = device._runtime
         lib = rt._lib
         opts = [("num_warps", str(num_warps)),
@@ -460,6 +465,9 @@ class CompiledKernel(_Owned):
         try:
             self._load(device, lib.tegula_image_get_metadata(image).contents,
                        lib.tegula_image_get_data(image), lib.tegula_image_get_size(image))
+            if keep is not None:
+                keep(lib.tegula_image_get_metadata(image), lib.tegula_image_get_data(image),
+                     lib.tegula_image_get_size(image))
         finally:
             lib.tegula_image_destroy(image)
         self.signature = signature
@@ -573,10 +581,37 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
         if ck is not None and ck.alive:
             return ck
         source = _read_source(fn)
+        disk_key = keep = None
+        if _diskcache.enabled():
+            # The source is the kernel's whole file: the key names the kernel.
+            disk_key = _diskcache.Key(source, signature, device, (
+                ("kernel", fn.__name__), ("num_warps", str(num_warps)),
+                ("num_stages", str(num_stages))) + options)
+            blob = _diskcache.lookup(disk_key)
+            if blob is not None:
+                try:
+                    ck = _diskcache.load_one_image(device, blob)
+                except _rt.TegulaError:
+                    ck = None  # an entry this runtime cannot load: compile
+                if ck is not None:
+                    ck.signature = signature
+                    ck.requested = (num_warps, num_stages)
+                    fn.compile_count += 1
+                    fn.disk_cache_hits += 1
+                    fn._cache[key] = ck
+                    return ck
+
+            def keep(metadata, data, size):
+                try:
+                    _diskcache.store(disk_key, _diskcache.one_image_container(
+                        device._runtime._lib, metadata, data, size))
+                except _rt.TegulaError:  # pragma: no cover - never fails a launch
+                    pass
         bytecode = _compiler.compile_kernel(
             source, fn.__name__, signature, file_name=fn.source_file,
             num_warps=num_warps, num_stages=num_stages)
-        ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode, options)
+        ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode, options,
+                            keep)
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck

@@ -399,6 +399,7 @@ def _declare(lib):
         ctypes.POINTER(c_size_t))
 
     _fn(lib, "tegula_container_read_file", E, c_char_p, PP)
+    _fn(lib, "tegula_container_read", E, c_void_p, c_size_t, PP)
     _fn(lib, "tegula_container_destroy", None, P)
     _fn(lib, "tegula_container_get_version", None, P,
         ctypes.POINTER(c_uint32), ctypes.POINTER(c_uint32))
@@ -410,6 +411,7 @@ def _declare(lib):
     _fn(lib, "tegula_container_writer_destroy", None, P)
     _fn(lib, "tegula_container_writer_add", E, P, MD, c_void_p, c_size_t)
     _fn(lib, "tegula_container_writer_write_file", E, P, c_char_p)
+    _fn(lib, "tegula_container_writer_finish", E, P, PP, ctypes.POINTER(c_size_t))
     if hasattr(lib, "tegula_runtime_compile"):  # a runtime older than it lacks it
         _fn(lib, "tegula_runtime_compile", E, P, c_char_p, c_void_p, c_size_t,
             ctypes.POINTER(tg_compile_option), c_size_t, PP)

@@ -17,6 +17,10 @@ os.environ.setdefault("TEGULA_RUNTIME_LIB",
                       os.path.join(REPO, "build", "lib", "libtegula_runtime.so"))
 os.environ.setdefault("TEGULA_PLUGIN_PATH",
                       os.path.join(REPO, "build", "tests", "runtime", "plugins"))
+# A disk cache of this session's own: kernels cached by an earlier run, or by
+# another checkout, never stand in for a compile the tests mean to make.
+import tempfile
+os.environ.setdefault("TEGULA_CACHE_DIR", tempfile.mkdtemp(prefix="tegula-test-cache-"))
 # Only the fake backend: its two devices are the ones the tests expect.
 os.environ.setdefault("TEGULA_VISIBLE_BACKENDS", "testdev")
 

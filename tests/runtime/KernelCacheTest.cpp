@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tegula/KernelCache.h"
+#include "tegula/kernel_cache.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -632,3 +633,61 @@ TEST(KernelCacheCompile, UnwritableCacheStillCompiles) {
 }
 
 } // namespace
+
+// The C API (tegula/kernel_cache.h) over the same entries as the C++ one.
+TEST(KernelCacheC, LookupStoreAndErrors) {
+  TempDir tmp;
+  const char *options[] = {"num_warps=4", "env:TEGULA_X=<unset>"};
+  const char *source = "def kernel(): pass";
+  tegula_cache_key key{};
+  key.struct_size = sizeof(key);
+  key.source = source;
+  key.source_size = std::strlen(source);
+  key.signature = "*fp32:16, i32";
+  key.options = options;
+  key.num_options = 2;
+  key.target = "host:x86_64";
+  key.plugin_name = "host";
+  key.plugin_version = "0.1.0";
+  void *data = nullptr;
+  size_t size = 0;
+  char *error = nullptr;
+  EXPECT_EQ(tegula_cache_lookup(tmp.path().c_str(), &key, &data, &size, &error),
+            0);
+  EXPECT_EQ(error, nullptr);
+  ASSERT_EQ(tegula_cache_store(tmp.path().c_str(), &key, "image", 5, &error), 0)
+      << error;
+  ASSERT_EQ(tegula_cache_lookup(tmp.path().c_str(), &key, &data, &size, &error),
+            1);
+  EXPECT_EQ(std::string(static_cast<char *>(data), size), "image");
+  tegula_cache_free(data);
+
+  // The C++ key with the same fields names the same entry; another option
+  // value names another.
+  KernelCacheKey same;
+  same.source = source;
+  same.signature = "*fp32:16, i32";
+  same.options = {{"env:TEGULA_X", "<unset>"}, {"num_warps", "4"}};
+  same.target = "host:x86_64";
+  same.pluginName = "host";
+  same.pluginVersion = "0.1.0";
+  EXPECT_EQ(openCache(tmp.path()).lookup(same),
+            std::optional<std::string>("image"));
+  options[0] = "num_warps=8";
+  EXPECT_EQ(tegula_cache_lookup(tmp.path().c_str(), &key, &data, &size, &error),
+            0);
+
+  key.struct_size = 8;
+  EXPECT_EQ(tegula_cache_lookup(tmp.path().c_str(), &key, &data, &size, &error),
+            -1);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error).find("struct_size is too small"),
+            std::string::npos);
+  tegula_cache_free(error);
+  key.struct_size = sizeof(key);
+  std::string file = tmp.sub("a-file");
+  std::ofstream(file) << "x";
+  EXPECT_EQ(tegula_cache_store(file.c_str(), &key, "image", 5, &error), -1);
+  ASSERT_NE(error, nullptr);
+  tegula_cache_free(error);
+}

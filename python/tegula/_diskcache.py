@@ -1,0 +1,169 @@
+"""The on-disk kernel cache for launches (libtegula_kernel_cache, through
+its C API tegula/kernel_cache.h): a kernel compiled in one process is loaded,
+not compiled, by the next one that asks for the same key. An entry is a
+kernel container holding the one image.
+
+The key (docs/python.md): the kernel file's source, the signature, the
+target, the plugin's name and version, num_warps, num_stages, the compile
+options, the values of the environment variables the loaded plugins'
+options read, and the identity (path, size, modification time) of the
+plugin and compiler libraries, so that a rebuilt plugin never serves a
+stale kernel. TEGULA_CACHE_DIR chooses the folder (default
+$XDG_CACHE_HOME/tegula, else ~/.cache/tegula); TEGULA_CACHE_DIR=none turns
+the cache off. Failing to read or write the cache never fails a launch.
+"""
+
+import ctypes
+import os
+import threading
+
+from . import _runtime as _rt
+
+_lib = None
+_lib_lock = threading.Lock()
+_missing = False
+
+
+class tegula_cache_key(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("source", ctypes.c_char_p),
+        ("source_size", ctypes.c_size_t),
+        ("signature", ctypes.c_char_p),
+        ("constexprs", ctypes.POINTER(ctypes.c_char_p)),
+        ("num_constexprs", ctypes.c_size_t),
+        ("options", ctypes.POINTER(ctypes.c_char_p)),
+        ("num_options", ctypes.c_size_t),
+        ("target", ctypes.c_char_p),
+        ("plugin_name", ctypes.c_char_p),
+        ("plugin_version", ctypes.c_char_p),
+    ]
+
+
+def _library():
+    """libtegula_kernel_cache, beside libtegula_runtime; None without it."""
+    global _lib, _missing
+    with _lib_lock:
+        if _lib is None and not _missing:
+            path = os.path.join(os.path.dirname(_rt.library_path()),
+                                "libtegula_kernel_cache.so")
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError:
+                _missing = True
+                return None
+            P = ctypes.c_void_p
+            lib.tegula_cache_lookup.restype = ctypes.c_int
+            lib.tegula_cache_lookup.argtypes = [
+                ctypes.c_char_p, ctypes.POINTER(tegula_cache_key), ctypes.POINTER(P),
+                ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(P)]
+            lib.tegula_cache_store.restype = ctypes.c_int
+            lib.tegula_cache_store.argtypes = [
+                ctypes.c_char_p, ctypes.POINTER(tegula_cache_key), P, ctypes.c_size_t,
+                ctypes.POINTER(P)]
+            lib.tegula_cache_free.restype = None
+            lib.tegula_cache_free.argtypes = [P]
+            _lib = lib
+        return _lib
+
+
+def enabled():
+    return os.environ.get("TEGULA_CACHE_DIR") != "none" and _library() is not None
+
+
+def _identity(path):
+    try:
+        st = os.stat(path)
+        return "%s:%d:%d" % (path, st.st_size, st.st_mtime_ns)
+    except OSError:
+        return path or "?"
+
+
+class Key:
+    """A cache key; holds the ctypes memory the C struct points into."""
+
+    def __init__(self, source, signature, device, options):
+        from . import _compiler
+        rt = device._runtime
+        version, plugin_path = rt._plugin_identity.get(device.backend, ("", ""))
+        env = ["env:%s=%s" % (name, "<unset>" if value is None else os.fsdecode(value))
+               for name, value in zip(_rt._option_env_names, _rt.option_environment())]
+        try:
+            compiler = _rt.loaded_path(_compiler.load_library().tegula_compile_kernel)
+        except Exception:  # pragma: no cover - then the key names no file
+            compiler = ""
+        texts = ["%s=%s" % kv for kv in options] + env + [
+            "plugin-file=%s" % _identity(plugin_path),
+            "compiler-file=%s" % _identity(compiler)]
+        self._texts = [t.encode() for t in texts]
+        self._array = (ctypes.c_char_p * max(len(self._texts), 1))(*self._texts)
+        self._source = bytes(source)
+        k = tegula_cache_key()
+        k.struct_size = ctypes.sizeof(k)
+        k.source = self._source
+        k.source_size = len(self._source)
+        k.signature = signature.encode()
+        k.options = self._array
+        k.num_options = len(self._texts)
+        k.target = device.target.encode()
+        k.plugin_name = device.backend.encode()
+        k.plugin_version = version.encode()
+        self.struct = k
+
+
+def _directory():
+    d = os.environ.get("TEGULA_CACHE_DIR")
+    return d.encode() if d else None
+
+
+def lookup(key):
+    """The entry's bytes, or None (a miss, or a cache that cannot be read)."""
+    lib = _library()
+    data, size, error = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_void_p()
+    found = lib.tegula_cache_lookup(_directory(), ctypes.byref(key.struct),
+                                    ctypes.byref(data), ctypes.byref(size), ctypes.byref(error))
+    lib.tegula_cache_free(error)
+    if found != 1:
+        return None
+    try:
+        return ctypes.string_at(data, size.value)
+    finally:
+        lib.tegula_cache_free(data)
+
+
+def store(key, blob):
+    """Stores |blob|; a failure is ignored (the launch goes on)."""
+    lib = _library()
+    error = ctypes.c_void_p()
+    lib.tegula_cache_store(_directory(), ctypes.byref(key.struct), blob, len(blob),
+                           ctypes.byref(error))
+    lib.tegula_cache_free(error)
+
+
+def one_image_container(lib, metadata, data, size):
+    """The bytes of a kernel container holding one image."""
+    writer = ctypes.c_void_p()
+    _rt.check(lib, lib.tegula_container_writer_create(ctypes.byref(writer)))
+    try:
+        _rt.check(lib, lib.tegula_container_writer_add(writer, metadata, data, size))
+        out, n = ctypes.c_void_p(), ctypes.c_size_t()
+        _rt.check(lib, lib.tegula_container_writer_finish(writer, ctypes.byref(out),
+                                                          ctypes.byref(n)))
+        return ctypes.string_at(out, n.value)
+    finally:
+        lib.tegula_container_writer_destroy(writer)
+
+
+def load_one_image(device, blob):
+    """The CompiledKernel of the one image of container bytes |blob|."""
+    from ._launch import CompiledKernel
+    lib = device._runtime._lib
+    handle = ctypes.c_void_p()
+    _rt.check(lib, lib.tegula_container_read(blob, len(blob), ctypes.byref(handle)))
+    try:
+        entry = _rt.sized(_rt.tegula_container_entry)
+        _rt.check(lib, lib.tegula_container_get_entry(handle, 0, ctypes.byref(entry)))
+        return CompiledKernel.from_image(device, entry.metadata.contents, entry.image,
+                                         entry.image_size)
+    finally:
+        lib.tegula_container_destroy(handle)

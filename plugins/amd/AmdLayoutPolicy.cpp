@@ -1,0 +1,10 @@
+//===- AmdLayoutPolicy.cpp - How AMD GPUs lay out tiles -------------------===//
+
+#include "AmdLayoutPolicy.h"
+
+using namespace tegula::amd;
+
+std::optional<tegula::backend::MatrixInstruction>
+AmdLayoutPolicy::selectMatrixInstruction(const backend::DotProblem &) const {
+  return std::nullopt;
+}

@@ -6,6 +6,7 @@
 #include "AmdImage.h"
 #include "AmdLayoutPolicy.h"
 #include "AmdLinker.h"
+#include "AmdMatrixUnits.h"
 #include "AmdTargetHooks.h"
 #include "AmdTargets.h"
 
@@ -113,7 +114,14 @@ tegula::amd::compileTileModule(ModuleOp module,
     return numWarps.takeError();
   unsigned threads = *numWarps * arch->waveSize;
 
-  AmdLayoutPolicy policy(*arch);
+  // The matrix unit middle/'s lowering finds by the kind of the
+  // #tile.matrix layouts the policy chose.
+  AmdMatrixUnit unit(*arch);
+  bool useUnit = options.matrixUnits && (arch->mfma || arch->wmma);
+  tegula::backend::MatrixUnitRegistry matrixUnits;
+  if (useUnit)
+    matrixUnits.add(unit);
+  AmdLayoutPolicy policy(*arch, useUnit ? &unit : nullptr);
   tegula::backend::LayoutStageOptions layouts;
   layouts.target = target;
   layouts.numWarps = *numWarps;
@@ -128,6 +136,7 @@ tegula::amd::compileTileModule(ModuleOp module,
   // No device library: exp, log, tanh, erf, sin, ... as polynomials.
   lowering.polynomialMath = true;
   lowering.distributed = true;
+  lowering.matrixUnits = &matrixUnits;
   llvm::Expected<LoweredKernel> lowered =
       tegula::backend::lowerKernel(module, hooks, lowering, target);
   if (!lowered)

@@ -6,7 +6,8 @@
 //     tegula/BackendKit/TileCompile.h, from here to LLVM IR), checked
 //     against the wave size and 1024 work-items
 //     ── layouts with AmdLayoutPolicy (wavefront-wide warps, 16-byte
-//        accesses; dots as fused multiply-adds)
+//        accesses; dots on MFMA or WMMA, AmdMatrixUnits.h, else fused
+//        multiply-adds)
 //     ── lowerTileToLLVM with AmdTargetHooks, distributed over num_warps x
 //        wave size lanes, polynomial f32 math (no device library)
 //     ── every intrinsic of the lowered module checked against the
@@ -60,6 +61,9 @@ struct AmdCompileOptions {
   unsigned codeObjectVersion = 5;
   /// amdgpu-waves-per-eu; 0: LLVM decides.
   unsigned wavesPerEu = 0;
+  /// Dots on the target's matrix unit (MFMA, WMMA) where it takes them;
+  /// false: fused multiply-adds.
+  bool matrixUnits = true;
   AmdStage stage = AmdStage::Image;
 };
 

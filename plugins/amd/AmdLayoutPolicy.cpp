@@ -5,6 +5,9 @@
 using namespace tegula::amd;
 
 std::optional<tegula::backend::MatrixInstruction>
-AmdLayoutPolicy::selectMatrixInstruction(const backend::DotProblem &) const {
-  return std::nullopt;
+AmdLayoutPolicy::selectMatrixInstruction(
+    const backend::DotProblem &dot) const {
+  if (!unit)
+    return std::nullopt;
+  return unit->selectInstruction(dot);
 }

@@ -97,6 +97,7 @@ public:
     options.codeObjectVersion =
         static_cast<unsigned>(std::atoi(request.value("code_object_version").c_str()));
     options.wavesPerEu = static_cast<unsigned>(request.integer("waves_per_eu"));
+    options.matrixUnits = request.flag("matrix_units");
     options.stage = request.stage == "llvm-ir" ? AmdStage::LLVMIR
                     : request.stage == "asm"   ? AmdStage::Assembly
                     : request.stage == "hsaco" ? AmdStage::CodeObject
@@ -149,6 +150,10 @@ private:
                                "amdgpu-waves-per-eu: the fewest waves per "
                                "execution unit to budget registers for; 0 "
                                "lets LLVM decide"),
+        CompileOption::flag("matrix_units", true, "TEGULA_AMD_MATRIX_UNITS",
+                            "tl.dot on MFMA (gfx90a, gfx942) or WMMA "
+                            "(gfx1100) where they take it; 0: fused "
+                            "multiply-adds"),
         CompileOption::text("kernel", "", "",
                             "the kernel's name (accepted, not used: the "
                             "bytecode names it)"),

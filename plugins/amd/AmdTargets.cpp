@@ -43,16 +43,17 @@ constexpr AmdMatrixShape kGfx1100Shapes[] = {
 };
 
 // VGPRs: 256 architected + 256 accumulation registers on CDNA2/3 (one
-// unified file of 512), 256 on RDNA3. SGPRs as `.sgpr_count` reports them
-// (VCC and the other special registers included).
+// unified file of 512), 256 on RDNA3. SGPRs as `.sgpr_count` reports them:
+// the addressable ones (102 on gfx9, 106 on gfx10+) with VCC and the other
+// special registers LLVM adds (108 at most).
 constexpr AmdTarget kTargets[] = {
-    {"gfx90a", "CDNA2", 64, 64 * 1024, 1024, 512, 104, 256,
+    {"gfx90a", "CDNA2", 64, 64 * 1024, 1024, 512, 108, 256,
      /*mfma=*/true, /*wmma=*/false, /*dpp=*/true, /*dpp8=*/false,
      /*permlane=*/false, /*bufferInstructions=*/true, kGfx90aShapes},
-    {"gfx942", "CDNA3", 64, 64 * 1024, 1024, 512, 104, 256,
+    {"gfx942", "CDNA3", 64, 64 * 1024, 1024, 512, 108, 256,
      /*mfma=*/true, /*wmma=*/false, /*dpp=*/true, /*dpp8=*/false,
      /*permlane=*/false, /*bufferInstructions=*/true, kGfx942Shapes},
-    {"gfx1100", "RDNA3", 32, 64 * 1024, 1024, 256, 106, 0,
+    {"gfx1100", "RDNA3", 32, 64 * 1024, 1024, 256, 108, 0,
      /*mfma=*/false, /*wmma=*/true, /*dpp=*/true, /*dpp8=*/true,
      /*permlane=*/true, /*bufferInstructions=*/true, kGfx1100Shapes},
 };

@@ -30,9 +30,9 @@ from amd_compile import CompileError, Runtime, tile_bytecode  # noqa: E402
 
 # plugins/amd/AmdTargets.cpp: wave size and register limits.
 TARGETS = {
-    "gfx90a": dict(wave=64, vgprs=512, sgprs=104, agprs=256),
-    "gfx942": dict(wave=64, vgprs=512, sgprs=104, agprs=256),
-    "gfx1100": dict(wave=32, vgprs=256, sgprs=106, agprs=0),
+    "gfx90a": dict(wave=64, vgprs=512, sgprs=108, agprs=256),
+    "gfx942": dict(wave=64, vgprs=512, sgprs=108, agprs=256),
+    "gfx1100": dict(wave=32, vgprs=256, sgprs=108, agprs=0),
 }
 
 

@@ -184,7 +184,8 @@ Expected<uint64_t> tegula::host::addHostEntry(Function &body, StringRef name) {
 
 Expected<std::string>
 tegula::host::compileLLVMModuleToImage(Module &module,
-                                       const HostKernelInfo &kernel) {
+                                       const HostKernelInfo &kernel,
+                                       HostOutput output) {
   initializeNativeTarget();
   Function *entry = module.getFunction(kernel.name);
   if (!entry || entry->isDeclaration())
@@ -227,11 +228,17 @@ tegula::host::compileLLVMModuleToImage(Module &module,
   if (std::string errors = diagnostics.text(); !errors.empty())
     return fail("optimizing kernel " + kernel.name + " failed: " + errors);
 
+  if (output == HostOutput::LLVMIR) {
+    std::string text;
+    raw_string_ostream os(text);
+    module.print(os, nullptr);
+    return text;
+  }
   Expected<std::string> object = tegula::backend::emitMachineCode(
-      module, *machine, /*assembly=*/false, "the LLVM back end",
-      triple + " (" + cpu.name + ")");
-  if (!object)
-    return object.takeError();
+      module, *machine, /*assembly=*/output == HostOutput::Assembly,
+      "the LLVM back end", triple + " (" + cpu.name + ")");
+  if (!object || output != HostOutput::Image)
+    return object;
 
   HostImage image;
   image.kernelName = kernel.name;

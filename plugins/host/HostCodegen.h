@@ -66,14 +66,27 @@ struct HostKernelInfo {
 llvm::Expected<uint64_t> addHostEntry(llvm::Function &body,
                                       llvm::StringRef name);
 
+/// What compileLLVMModuleToImage returns.
+enum class HostOutput {
+  /// The optimized LLVM IR, as text.
+  LLVMIR,
+  /// The CPU's assembly, as text.
+  Assembly,
+  /// The relocatable ELF object.
+  Object,
+  /// The object in a host image (HostImage.h).
+  Image,
+};
+
 /// Optimizes |module| at O3 for this CPU (every definition but the kernel's
 /// entry made internal) and emits a relocatable ELF object, returned as a
-/// host image (HostImage.h) recording |kernel|. |module| must contain the
-/// entry function |kernel.name| as HostKernelABI.h describes it; it may call
-/// tegula_host_print and tegula_host_assert_fail, and C library functions.
-/// Errors are one line.
+/// host image (HostImage.h) recording |kernel|, or stops at |output|.
+/// |module| must contain the entry function |kernel.name| as HostKernelABI.h
+/// describes it; it may call tegula_host_print and tegula_host_assert_fail,
+/// and C library functions. Errors are one line.
 llvm::Expected<std::string>
-compileLLVMModuleToImage(llvm::Module &module, const HostKernelInfo &kernel);
+compileLLVMModuleToImage(llvm::Module &module, const HostKernelInfo &kernel,
+                         HostOutput output = HostOutput::Image);
 
 } // namespace tegula::host
 

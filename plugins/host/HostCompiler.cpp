@@ -42,23 +42,6 @@ private:
   unsigned warpSize;
 };
 
-/// TEGULA_HOST_SIMT: 0 (unset) for the host's one-thread programs, else the
-/// warp size of the SIMT emulation (a power of 2 up to 64).
-Status simtWarpSize(unsigned &warpSize) {
-  warpSize = 0;
-  const char *text = std::getenv("TEGULA_HOST_SIMT");
-  if (!text || !*text || std::string(text) == "0")
-    return Status::success();
-  char *end = nullptr;
-  unsigned long value = std::strtoul(text, &end, 10);
-  if (*end || value == 0 || value > 64 || (value & (value - 1)))
-    return Status(TG_ERROR_INVALID_ARGUMENT,
-                  std::string("TEGULA_HOST_SIMT is '") + text +
-                      "': expected a warp size, a power of 2 from 1 to 64");
-  warpSize = static_cast<unsigned>(value);
-  return Status::success();
-}
-
 } // namespace
 
 Status tegula::host::compileTileBytecode(const CompileRequest &request,
@@ -77,17 +60,22 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
   if (!module)
     return toStatus(module.takeError());
 
-  unsigned warpSize = 0;
-  Status simt = simtWarpSize(warpSize);
-  if (!simt.ok())
-    return simt;
+  // The simt option (TEGULA_HOST_SIMT): 0 for the host's one-thread
+  // programs, else the warp size of the SIMT emulation.
+  unsigned warpSize = static_cast<unsigned>(request.integer("simt"));
+  if (warpSize & (warpSize - 1))
+    return Status(TG_ERROR_INVALID_ARGUMENT,
+                  request.describe("simt") +
+                      " is not a warp size: a power of 2 from 1 to 64, or 0 "
+                      "for one thread per program");
   const std::string target = "host:" + arch;
   unsigned numWarps = 1;
   if (warpSize) {
     // The SIMT emulation of a GPU: the distributed lowering of GPU layouts,
     // a program's threads as OS threads (HostLauncher).
     llvm::Expected<unsigned> warps = tegula::backend::resolveNumWarps(
-        **module, 0, warpSize, /*maxThreads=*/1024, /*fallback=*/1);
+        **module, static_cast<unsigned>(request.integer("num_warps")),
+        warpSize, /*maxThreads=*/1024, /*fallback=*/1);
     if (!warps)
       return toStatus(warps.takeError());
     numWarps = *warps;
@@ -148,8 +136,12 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
   info.scratchBytes = lowered->scratchBytes;
   info.packedArgsSize = *entryArgsSize;
   info.simtThreads = warpSize ? uint64_t(warpSize) * numWarps : 1;
+  HostOutput output = request.stage == "llvm-ir" ? HostOutput::LLVMIR
+                      : request.stage == "asm"   ? HostOutput::Assembly
+                      : request.stage == "object" ? HostOutput::Object
+                                                  : HostOutput::Image;
   llvm::Expected<std::string> bytesOut =
-      compileLLVMModuleToImage(**llvmModule, info);
+      compileLLVMModuleToImage(**llvmModule, info, output);
   if (!bytesOut)
     return Status(TG_ERROR_INTERNAL, llvm::toString(bytesOut.takeError()));
   result->data = std::move(*bytesOut);

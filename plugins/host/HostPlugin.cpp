@@ -353,7 +353,26 @@ Status HostDevice::loadModule(const void *image, size_t size,
 class HostPlugin : public PluginBase {
 public:
   HostPlugin()
-      : PluginBase({"host", "0.1.0", "the host CPU", {hostArch()}}) {}
+      : PluginBase({"host",
+                    "0.1.0",
+                    "the host CPU",
+                    {hostArch()},
+                    {{"llvm-ir", false, "the optimized LLVM IR"},
+                     {"asm", false, "assembly for this CPU"},
+                     {"object", true, "the relocatable ELF object"}},
+                    {CompileOption::integer(
+                         "num_warps", 1, 64, "", "",
+                         "warps per program of the SIMT emulation (simt); "
+                         "the kernel's tile.num_warps, else 1"),
+                     CompileOption::integer(
+                         "num_stages", 1, 8, "", "",
+                         "accepted as Triton takes it; the host does not "
+                         "pipeline loops"),
+                     CompileOption::integer(
+                         "simt", 0, 64, "0", "TEGULA_HOST_SIMT",
+                         "0: a program is one thread; else the warp size "
+                         "(a power of 2) of the SIMT emulation that runs "
+                         "the GPU lowering on the CPU")}}) {}
 
   Status initialize(uint32_t, uint32_t) override {
     addDevice(std::make_unique<HostDevice>(*this, info().targets.front()));

@@ -272,19 +272,17 @@ constexpr const char *kNvptxPasses =
 #undef TG_IC
 #undef TG_CFG
 
-Error runPasses(Module &module, TargetMachine *machine) {
-  StringRef text = kNvptxPasses;
-  const char *custom = std::getenv("TEGULA_NVIDIA_LLVM_PASSES");
-  if (custom && *custom)
-    text = custom;
-  else
-    custom = nullptr;
+Error runPasses(Module &module, TargetMachine *machine, StringRef passes) {
+  StringRef text = passes.empty() ? StringRef(kNvptxPasses) : passes;
+  bool custom = !passes.empty();
   // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
   // from the layouts, as vector loads and stores already in the IR).
   if (Error error = tegula::backend::runLLVMPipeline(module, machine, text,
                                                      /*vectorize=*/false))
-    return fail((custom ? "TEGULA_NVIDIA_LLVM_PASSES='" + text.str() +
-                              "' is not an LLVM pass pipeline: "
+    return fail((custom ? "llvm_passes='" + text.str() +
+                              "' (the compile option, or "
+                              "TEGULA_NVIDIA_LLVM_PASSES) is not an LLVM "
+                              "pass pipeline: "
                         : std::string("the built-in LLVM pass pipeline does "
                                       "not parse: ")) +
                 toString(std::move(error)));
@@ -343,7 +341,7 @@ bool tegula::nvidia::isMarkedKernel(const Module &module, StringRef name) {
 }
 
 Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
-                                       StringRef arch) {
+                                       StringRef arch, StringRef passes) {
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(arch);
   if (!machine)
     return machine.takeError();
@@ -365,7 +363,7 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
     return fail("the LLVM IR of kernel " + kernel +
                 " is invalid: " + problemStream.str());
 
-  if (Error error = runPasses(module, machine->get()))
+  if (Error error = runPasses(module, machine->get(), passes))
     return error;
   if (std::string errors = diagnostics.text(); !errors.empty())
     return fail("optimizing kernel " + kernel + " failed: " + errors);
@@ -417,8 +415,11 @@ Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
                                          "the NVPTX back end", arch);
 }
 
-std::optional<std::string> tegula::nvidia::findPtxas(std::string &whyNot) {
+std::optional<std::string>
+tegula::nvidia::findPtxas(std::string &whyNot,
+                          std::optional<std::string> chosen) {
   tegula::backend::ToolSearch search;
+  search.chosen = std::move(chosen);
   search.name = "ptxas";
   search.variable = "TEGULA_PTXAS";
   search.homeVariables = {"CUDA_HOME", "CUDA_PATH"};
@@ -428,16 +429,15 @@ std::optional<std::string> tegula::nvidia::findPtxas(std::string &whyNot) {
 
 Expected<std::string> tegula::nvidia::assemblePTX(StringRef ptxas,
                                                   StringRef ptx,
-                                                  StringRef arch) {
+                                                  StringRef arch,
+                                                  StringRef options) {
   tegula::backend::ToolRun run;
   run.program = ptxas.str();
   run.args = {("-arch=" + arch).str()};
-  // TEGULA_NVIDIA_PTXAS_OPTIONS: more ptxas options, space-separated (for
-  // instance "-Ofc mid": faster compiles of slower code). -O3 unless they
-  // choose the optimization level (ptxas rejects -O3 next to -Ofc).
+  // -O3 unless |options| choose the optimization level (ptxas rejects -O3
+  // next to -Ofc).
   SmallVector<StringRef> extra;
-  if (const char *options = std::getenv("TEGULA_NVIDIA_PTXAS_OPTIONS"))
-    SplitString(options, extra);
+  SplitString(options, extra);
   bool levelChosen = llvm::any_of(extra, [](StringRef option) {
     return option.starts_with("-O") || option.starts_with("--O") ||
            option.starts_with("--opt-level");

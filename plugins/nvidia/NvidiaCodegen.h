@@ -60,24 +60,32 @@ bool isMarkedKernel(const llvm::Module &module, llvm::StringRef name);
 /// @|kernel| internal, verifies the IR, and checks that @|kernel| is marked
 /// as a kernel and that the optimized code calls no external function but
 /// kDeviceRuntimeFunctions (a libm call left by a math op would otherwise
-/// fail in ptxas). Errors are one line.
+/// fail in ptxas). |passes| replaces the built-in pass pipeline (LLVM's
+/// textual pipeline syntax) when not empty. Errors are one line.
 llvm::Error optimizeForNVPTX(llvm::Module &module, llvm::StringRef kernel,
-                             llvm::StringRef arch);
+                             llvm::StringRef arch,
+                             llvm::StringRef passes = "");
 
 /// Prints |module| (made ready by optimizeForNVPTX) as PTX for |arch|.
 llvm::Expected<std::string> emitPTX(llvm::Module &module,
                                     llvm::StringRef arch);
 
-/// The ptxas to use (see above), or nothing; then |whyNot| says where it was
-/// looked for, or that $TEGULA_PTXAS disables it.
-std::optional<std::string> findPtxas(std::string &whyNot);
+/// The ptxas to use, or nothing; then |whyNot| says where it was looked
+/// for, or that it is disabled. |chosen|: the value of the compile option
+/// that TEGULA_PTXAS sets (a path, "none", or "" to search CUDA_HOME,
+/// CUDA_PATH, PATH and /usr/local/cuda); without it, TEGULA_PTXAS itself.
+std::optional<std::string>
+findPtxas(std::string &whyNot,
+          std::optional<std::string> chosen = std::nullopt);
 
-/// Assembles |ptx| for |arch| with the ptxas at |ptxas| (-O3), in temporary
-/// files that are removed afterwards. Returns the cubin, or an error with
-/// ptxas's exit status and its first lines of output.
+/// Assembles |ptx| for |arch| with the ptxas at |ptxas| (-O3 unless
+/// |options|, more ptxas options separated by spaces, choose a level), in
+/// temporary files that are removed afterwards. Returns the cubin, or an
+/// error with ptxas's exit status and its first lines of output.
 llvm::Expected<std::string> assemblePTX(llvm::StringRef ptxas,
                                         llvm::StringRef ptx,
-                                        llvm::StringRef arch);
+                                        llvm::StringRef arch,
+                                        llvm::StringRef options = "");
 
 } // namespace tegula::nvidia
 

@@ -24,7 +24,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
 
 using namespace mlir;
 using namespace tegula::nvidia;
@@ -32,18 +31,6 @@ using tegula::backend::compileError;
 using tegula::backend::takeCompileError;
 
 namespace {
-
-/// True when TEGULA_NVIDIA_LOWERING asks for the one-thread interim model.
-llvm::Expected<bool> singleThreadLowering() {
-  const char *mode = std::getenv("TEGULA_NVIDIA_LOWERING");
-  if (!mode || !*mode || llvm::StringRef(mode) == "distributed")
-    return false;
-  if (llvm::StringRef(mode) == "single-thread")
-    return true;
-  return compileError(TG_ERROR_INVALID_ARGUMENT,
-                      "TEGULA_NVIDIA_LOWERING=" + llvm::Twine(mode) +
-                          " is neither 'distributed' nor 'single-thread'");
-}
 
 /// Makes every thread but thread 0 of a block return at once from
 /// |kernel| (the single-thread model). Static allocas stay in the entry
@@ -102,9 +89,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
                         "the nvidia plugin compiles for " +
                             llvm::join(targets, ", ") + ", not '" +
                             options.target + "'");
-  llvm::Expected<bool> singleThread = singleThreadLowering();
-  if (!singleThread)
-    return singleThread.takeError();
+  const bool singleThread = options.singleThread;
 
   MLIRContext &context = *module.getContext();
   tegula::backend::prepareCompileContext(context);
@@ -128,15 +113,12 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   tegula::backend::MatrixUnitRegistry matrixUnits;
   addNvidiaMatrixUnits(matrixUnits);
 
-  if (!*singleThread) {
-    // mma.sync for dots unless TEGULA_NVIDIA_MMA=0 (FMA, for comparison).
-    const char *mma = std::getenv("TEGULA_NVIDIA_MMA");
-    // wgmma on sm_90a unless TEGULA_NVIDIA_WGMMA=0 (mma.sync then).
-    const char *wgmma = std::getenv("TEGULA_NVIDIA_WGMMA");
-    NvidiaLayoutPolicy policy(getSmVersion(kernel.arch),
-                              !(mma && llvm::StringRef(mma) == "0"),
+  if (!singleThread) {
+    // mma.sync for dots unless the mma option is off (FMA, for
+    // comparison); wgmma on sm_90a unless the wgmma option is off.
+    NvidiaLayoutPolicy policy(getSmVersion(kernel.arch), options.mma,
                               llvm::StringRef(kernel.arch).ends_with("a") &&
-                                  !(wgmma && llvm::StringRef(wgmma) == "0"));
+                                  options.wgmma);
     tegula::backend::LayoutStageOptions layouts;
     layouts.target = target;
     layouts.numWarps = *numWarps;
@@ -164,7 +146,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   tegula::LoweringOptions lowering;
   // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
   lowering.polynomialMath = true;
-  lowering.distributed = !*singleThread;
+  lowering.distributed = !singleThread;
   lowering.matrixUnits = &matrixUnits;
   llvm::Expected<LoweredKernel> lowered =
       tegula::backend::lowerKernel(module, hooks, lowering, target);
@@ -200,11 +182,12 @@ tegula::nvidia::compileTileModule(ModuleOp module,
       tegula::backend::translateKernel(module, llvmContext, name);
   if (!llvmModule)
     return llvmModule.takeError();
-  if (*singleThread)
+  if (singleThread)
     guardThreadZero(*(*llvmModule)->getFunction(name));
   kernel.clock.lap("translation");
 
-  if (llvm::Error error = optimizeForNVPTX(**llvmModule, name, kernel.arch)) {
+  if (llvm::Error error = optimizeForNVPTX(**llvmModule, name, kernel.arch,
+                                           options.llvmPasses)) {
     auto [code, message] = takeCompileError(std::move(error));
     bool missingFunction =
         message.find("has no implementation on NVIDIA GPUs") !=
@@ -228,9 +211,10 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   if (options.stage == CompileStage::PTX)
     return kernel;
 
-  if (std::optional<std::string> ptxas = findPtxas(kernel.noCubinReason)) {
+  if (std::optional<std::string> ptxas =
+          findPtxas(kernel.noCubinReason, options.ptxas)) {
     llvm::Expected<std::string> cubin =
-        assemblePTX(*ptxas, kernel.ptx, kernel.arch);
+        assemblePTX(*ptxas, kernel.ptx, kernel.arch, options.ptxasOptions);
     if (!cubin)
       return compileError(TG_ERROR_INTERNAL, "kernel " + name + ": " +
                                                  llvm::toString(cubin.takeError()));

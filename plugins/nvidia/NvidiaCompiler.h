@@ -5,8 +5,8 @@
 //   tile module ── num_warps from the options (the kit's pipeline,
 //     tegula/BackendKit/TileCompile.h, from here to LLVM IR)
 //     ── layouts with NvidiaLayoutPolicy (32-thread warps, 16-byte
-//        accesses; mma.sync or wgmma dots unless TEGULA_NVIDIA_MMA=0, FMA
-//        then)
+//        accesses; mma.sync or wgmma dots unless the option mma is off,
+//        FMA then)
 //     ── lowerTileToLLVM with NvidiaTargetHooks and the plugin's matrix
 //        units (NvidiaMatrixUnits.h), distributed over num_warps x 32
 //        threads, polynomial f32 math (no libdevice)
@@ -18,7 +18,7 @@
 // Every MLIR diagnostic of the compile ends up in the returned error, with
 // its file:line:col, on one line.
 //
-// TEGULA_NVIDIA_LOWERING=single-thread selects an interim execution model
+// The option lowering=single-thread selects an interim execution model
 // for bring-up and debugging: no layouts, middle/'s one-thread lowering,
 // the program's tiles in the block's dynamic shared memory, and only thread
 // 0 of each block running the program (the other threads return at once).
@@ -39,6 +39,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,20 @@ struct NvidiaCompileOptions {
   /// At CompileStage::Image, fail when no ptxas is found (instead of
   /// shipping PTX alone).
   bool requireCubin = false;
+  /// Dots on the matrix units (mma.sync, and wgmma on sm_90a when |wgmma|);
+  /// FMA otherwise.
+  bool mma = true;
+  bool wgmma = true;
+  /// The interim one-thread execution model (see above) instead of the
+  /// distributed lowering.
+  bool singleThread = false;
+  /// An LLVM pass pipeline replacing the built-in O3 one, or "".
+  std::string llvmPasses;
+  /// More ptxas options, separated by spaces.
+  std::string ptxasOptions;
+  /// The ptxas to run: a path, "none", or "" to search for it; nothing:
+  /// TEGULA_PTXAS (NvidiaCodegen.h, findPtxas).
+  std::optional<std::string> ptxas;
 };
 
 /// A compiled kernel.

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CudaDriver.h"
+#include "NvidiaCodegen.h"
 #include "NvidiaCompiler.h"
 #include "NvidiaDevice.h"
 
@@ -24,6 +25,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -31,11 +33,11 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 using namespace tegula::plugin;
 using namespace tegula::nvidia;
 using tegula::backend::toStatus;
-using tegula::backend::unsignedOption;
 
 namespace {
 
@@ -46,7 +48,44 @@ public:
 
   NvidiaPlugin()
       : PluginBase({"nvidia", "0.1.0", "NVIDIA (through the CUDA driver API)",
-                    getNvidiaTargets()}) {}
+                    getNvidiaTargets(), stages(), options()}) {}
+
+  static std::vector<tegula::plugin::CompileStage> stages() {
+    return {{"llvm-ir", false, "the optimized LLVM IR the NVPTX back end gets"},
+            {"ptx", false, "PTX assembly"},
+            {"cubin", true, "the cubin ptxas makes of the PTX (needs ptxas)"}};
+  }
+
+  static std::vector<CompileOption> options() {
+    return {
+        CompileOption::integer("num_warps", 1, 32, "", "",
+                               "warps per block, a power of 2 (the kernel's "
+                               "tile.num_warps, else 4)"),
+        CompileOption::integer("num_stages", 1, 8, "", "",
+                               "software-pipelining depth of dot loops (the "
+                               "loop's or kernel's tile.num_stages, else 3)"),
+        CompileOption::flag("mma", true, "TEGULA_NVIDIA_MMA",
+                            "dots on the tensor cores (mma.sync, wgmma); "
+                            "off: FMA dots"),
+        CompileOption::flag("wgmma", true, "TEGULA_NVIDIA_WGMMA",
+                            "wgmma dots on sm_90a; off: mma.sync there too"),
+        CompileOption::choice(
+            "lowering", "distributed|single-thread", "distributed",
+            "TEGULA_NVIDIA_LOWERING",
+            "single-thread: thread 0 of each block runs the program from "
+            "shared memory (bring-up and debugging; slow)"),
+        CompileOption::text("llvm_passes", "", "TEGULA_NVIDIA_LLVM_PASSES",
+                            "an LLVM pass pipeline replacing the built-in "
+                            "O3 pipeline"),
+        CompileOption::text("ptxas", "", "TEGULA_PTXAS",
+                            "the ptxas to run: a path, none (PTX only), or "
+                            "empty to search CUDA_HOME, CUDA_PATH, PATH and "
+                            "/usr/local/cuda"),
+        CompileOption::text("ptxas_options", "", "TEGULA_NVIDIA_PTXAS_OPTIONS",
+                            "more ptxas options, separated by spaces (-O3 "
+                            "unless they set a level)"),
+    };
+  }
 
   /// Loads the driver and lists the devices; on failure leaves the list
   /// empty and says why (no device is not an error).
@@ -55,20 +94,26 @@ public:
     return Status::success();
   }
 
-  /// Compiles for one of the targets, with or without a device. Options:
-  /// num_warps (1..32, a power of 2; default: the module's, else 4);
-  /// num_stages (1..8: the software-pipelining depth of dot loops; default:
-  /// the module's, else 3); kernel is accepted and not used.
+  /// Compiles for one of the targets, with or without a device, as far as
+  /// the requested stage; the kit has checked the options against
+  /// options().
   Status compile(const CompileRequest &request,
                  std::unique_ptr<CompiledImage> &image) override {
     NvidiaCompileOptions options;
     options.target = request.target;
-    Status status = unsignedOption(request, "num_warps", 32, options.numWarps);
-    if (!status.ok())
-      return status;
-    status = unsignedOption(request, "num_stages", 8, options.numStages);
-    if (!status.ok())
-      return status;
+    options.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+    options.numStages = static_cast<unsigned>(request.integer("num_stages"));
+    options.mma = request.flag("mma");
+    options.wgmma = request.flag("wgmma");
+    options.singleThread = request.value("lowering") == "single-thread";
+    options.llvmPasses = request.value("llvm_passes");
+    options.ptxas = request.value("ptxas");
+    options.ptxasOptions = request.value("ptxas_options");
+    using Stage = tegula::nvidia::CompileStage;
+    options.stage = request.stage == "llvm-ir" ? Stage::LLVMIR
+                    : request.stage == "ptx"   ? Stage::PTX
+                                               : Stage::Image;
+    options.requireCubin = request.stage == "cubin";
 
     // One context per compile: compiles run concurrently and share nothing.
     mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
@@ -87,10 +132,32 @@ public:
         time && llvm::StringRef(time) == "1")
       kernel->clock.print(llvm::errs(), "tegula nvidia", kernel->image->name);
     image = std::move(kernel->image);
+    if (request.stage == "llvm-ir")
+      image->data = std::move(kernel->llvmIR);
+    else if (request.stage == "ptx")
+      image->data = std::move(kernel->ptx);
+    else if (request.stage == "cubin")
+      image->data = std::move(kernel->cubin);
     return Status::success();
   }
 
 private:
+  /// The targets besides |arch| whose images a device of |arch| loads, best
+  /// first, as CudaDevice::loadModule accepts them: the arch-specific
+  /// variant (sm_90a code on sm_90), then the PTX of older archs without
+  /// arch-specific features, newest first.
+  static std::vector<std::string> compatibleArchs(const std::string &arch) {
+    std::vector<std::string> archs;
+    unsigned sm = getSmVersion(arch);
+    const std::vector<std::string> &targets = getNvidiaTargets();
+    if (llvm::is_contained(targets, arch + "a"))
+      archs.push_back(arch + "a");
+    for (auto it = targets.rbegin(); it != targets.rend(); ++it)
+      if (it->back() != 'a' && *it != arch && getSmVersion(*it) < sm)
+        archs.push_back(*it);
+    return archs;
+  }
+
   /// Fills the device list; returns why there is no device, or "".
   std::string discover() {
     std::string missing;
@@ -121,6 +188,7 @@ private:
       auto dev = std::make_unique<CudaDevice>(
           *this, cu, device, name, "sm_" + std::to_string(major * 10 + minor));
 
+      dev->setCompatibleArchs(compatibleArchs(dev->arch));
       tg_device_properties &p = dev->props;
       p.compute_units =
           cu.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);

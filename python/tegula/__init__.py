@@ -14,13 +14,14 @@ from . import _runtime as _rt
 from ._runtime import TegulaError, RuntimeLibraryNotFound, OutOfMemoryError
 from ._compiler import CompilationError, CompilerLibraryNotFound
 from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
+from ._container import Container, load, compile  # noqa: F401
 
 __all__ = [
     "TegulaError", "RuntimeLibraryNotFound", "OutOfMemoryError", "CompilationError",
     "CompilerLibraryNotFound", "Runtime", "Device", "Buffer", "Stream", "Event",
     "runtime", "devices", "device", "default_device", "abi_version", "jit",
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
-    "import_triton_file",
+    "import_triton_file", "load", "compile", "Container",
 ]
 
 __version__ = "0.1.0"
@@ -116,6 +117,14 @@ class Runtime:
         out = ctypes.c_void_p()
         _rt.check(self._lib, self._lib.tegula_runtime_create(ctypes.byref(opts), ctypes.byref(out)))
         self._handle = out.value
+        # The environment variables the plugins' compile options read: part
+        # of every compiled kernel's cache key (_runtime.option_environment).
+        plugins = [p for p in self.plugins if p["loaded"]]
+        _rt.add_option_env_names(o["env"] for p in plugins for o in p["options"] if o["env"])
+        _rt.option_names.update(o["name"] for p in plugins for o in p["options"])
+        # Backends whose plugins declare their compile options (ABI 1.1): they
+        # take only those. The others are also told the kernel's name.
+        self._declared_options = {p["name"]: bool(p["options"]) for p in plugins}
         n = self._lib.tegula_runtime_get_device_count(self._handle)
         self._devices = [Device(self, self._lib.tegula_runtime_get_device(self._handle, i))
                          for i in range(n)]
@@ -204,12 +213,28 @@ class Runtime:
                          abi_version=(info.abi_major, info.abi_minor),
                          targets=[_rt.decode(info.targets[j]) for j in range(info.num_targets)],
                          num_devices=info.num_devices,
-                         device_status=_rt.decode(info.device_status))
+                         device_status=_rt.decode(info.device_status),
+                         stages=["image"] + [_rt.decode(info.stages[j].name)
+                                             for j in range(info.num_stages)],
+                         options=[_option_dict(info.options[j])
+                                  for j in range(info.num_options)])
             else:
                 d.update(skip_message=_rt.decode(info.skip_message),
                          skip_reason=_rt.decode(info.skip_reason))
             out.append(d)
         return out
+
+
+def _option_dict(o):
+    """A declared compile option (tg_compile_option_info) as a dict."""
+    d = {"name": _rt.decode(o.name), "type": _rt.OPTION_TYPES.get(o.type, "string"),
+         "default": _rt.decode(o.default_value), "env": _rt.decode(o.env) or None,
+         "description": _rt.decode(o.description)}
+    if o.type == 2:
+        d.update(min=o.min, max=o.max)
+    elif o.type == 3:
+        d["choices"] = _rt.decode(o.choices).split("|")
+    return d
 
 
 _PROPERTY_FIELDS = ("name", "arch", "compute_units", "warp_size", "max_threads_per_block",

@@ -6,6 +6,7 @@ launches with ``kernel[grid](*args, **constexprs)`` (``_launch.py``).
 import inspect
 import threading
 
+from . import _runtime as _rt
 from . import language as tl
 
 __all__ = ["jit", "JITFunction", "specialize_arg", "dtype_name"]
@@ -170,8 +171,31 @@ class _Launcher:
             fn._pointer_dtypes = {
                 p.name: d for p in fn.params
                 for d in [_launch.pointer_annotation(fn, p)] if d is not None}
+        options = ()
+        if kwargs:
+            # Keywords that name no parameter but a compile option a loaded
+            # plugin declares are compile options (as Triton passes backend
+            # options); the device's plugin rejects those it does not
+            # declare, naming what it takes. Any other keyword is left to
+            # binding, which raises TypeError for it.
+            names = fn._param_set
+            extra = [k for k in kwargs if k not in names and k in _rt.option_names]
+            if extra:
+                options = tuple(sorted((k, _option_text(fn, k, kwargs.pop(k)))
+                                       for k in extra))
         return _launch_fn()(fn, self.grid, args, kwargs, num_warps, num_stages, device,
-                            stream)
+                            stream, options)
+
+
+def _option_text(fn, name, value):
+    """A compile option's value as the plugin ABI spells it."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, str)):
+        return str(value)
+    raise TypeError("%s: compile option %s=%r: expected a bool, an int or a str (or a "
+                    "parameter of the kernel: %s)" % (fn.__name__, name, value,
+                                                      ", ".join(fn.arg_names)))
 
 
 _launch_impl = None
@@ -207,6 +231,7 @@ class JITFunction:
                 raise TypeError("@tegula.jit kernel %s: *args/**kwargs parameters are not "
                                 "supported" % self.__name__)
         self.arg_names = [p.name for p in self.params]
+        self._param_set = frozenset(self.arg_names)
         self.constexprs = [p.name for p in self.params
                            if _is_constexpr_annotation(p.annotation)]
         # Launch state (_launch.py): loaded kernels by (runtime, device,

@@ -440,11 +440,13 @@ class CompiledKernel(_Owned):
 
     _destroy_fn = "tegula_module_unload"
 
-    def __init__(self, fn, device, signature, num_warps, num_stages, bytecode):
+    def __init__(self, fn, device, signature, num_warps, num_stages, bytecode, options=()):
         rt = device._runtime
         lib = rt._lib
-        opts = [("kernel", fn.__name__), ("num_warps", str(num_warps)),
-                ("num_stages", str(num_stages))]
+        opts = [("num_warps", str(num_warps)),
+                ("num_stages", str(num_stages))] + list(options)
+        if not rt._declared_options.get(device.backend, False):
+            opts.insert(0, ("kernel", fn.__name__))
         copts = (_rt.tg_compile_option * len(opts))(
             *[_rt.tg_compile_option(k.encode(), v.encode()) for k, v in opts])
         image = ctypes.c_void_p()
@@ -456,20 +458,37 @@ class CompiledKernel(_Owned):
             raise type(e)("%s: compiling for %s (%s) failed: %s" % (
                 fn.__name__, device.name, device.target, e.message), e.code) from None
         try:
-            md = lib.tegula_image_get_metadata(image).contents
-            self.name = _rt.decode(md.name)
-            self.target = _rt.decode(md.target)
-            self.num_warps = md.num_warps
-            self.shared_memory = md.shared_memory
-            self.args = [(_rt.decode(md.args[i].name), md.args[i].kind, md.args[i].type,
-                          md.args[i].divisibility) for i in range(md.num_args)]
-            self._metadata = self._copy_metadata(md)
-            module = ctypes.c_void_p()
-            _rt.check(lib, lib.tegula_module_load(
-                device._require(), lib.tegula_image_get_data(image),
-                lib.tegula_image_get_size(image), ctypes.byref(module)))
+            self._load(device, lib.tegula_image_get_metadata(image).contents,
+                       lib.tegula_image_get_data(image), lib.tegula_image_get_size(image))
         finally:
             lib.tegula_image_destroy(image)
+        self.signature = signature
+        self.requested = (num_warps, num_stages)
+
+    @classmethod
+    def from_image(cls, device, metadata, data, size):
+        """A kernel loaded from an image compiled before (a container's
+        entry): |metadata| a tg_kernel_metadata, |data| the image's address."""
+        self = cls.__new__(cls)
+        self._load(device, metadata, data, size)
+        self.signature = _rt.decode(metadata.specialization) or None
+        self.requested = None
+        return self
+
+    def _load(self, device, md, data, size):
+        """Loads the image at |data| on |device| and looks up its kernel."""
+        rt = device._runtime
+        lib = rt._lib
+        self.name = _rt.decode(md.name)
+        self.target = _rt.decode(md.target)
+        self.num_warps = md.num_warps
+        self.shared_memory = md.shared_memory
+        self.args = [(_rt.decode(md.args[i].name), md.args[i].kind, md.args[i].type,
+                      md.args[i].divisibility) for i in range(md.num_args)]
+        self._metadata = self._copy_metadata(md)
+        module = ctypes.c_void_p()
+        _rt.check(lib, lib.tegula_module_load(device._require(), data, size,
+                                              ctypes.byref(module)))
         self.device = device
         self._register(rt, module.value)
         kernel = ctypes.c_void_p()
@@ -480,8 +499,6 @@ class CompiledKernel(_Owned):
         _rt.check(lib, lib.tegula_args_layout(ctypes.byref(self._metadata), None,
                                               ctypes.byref(size)))
         self.packed_size = size.value
-        self.signature = signature
-        self.requested = (num_warps, num_stages)
         warp = device.warp_size or 1
         self.block = (max(self.num_warps, 1) * warp, 1, 1)
 
@@ -544,9 +561,13 @@ def _read_source(fn):
         raise _fail(RuntimeError, fn, "cannot read the kernel's source file: %s" % e) from None
 
 
-def get_kernel(fn, device, signature, num_warps, num_stages):
-    """The loaded kernel for this specialization, compiled on first use."""
-    key = (id(device._runtime), device.name, signature, num_warps, num_stages)
+def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
+    """The loaded kernel for this specialization, compiled on first use. The
+    key holds the compile options and the values of the environment
+    variables the plugins' options read, so that a change of either compiles
+    again."""
+    key = (id(device._runtime), device.name, signature, num_warps, num_stages, options,
+           _rt.option_environment())
     with fn._lock:
         ck = fn._cache.get(key)
         if ck is not None and ck.alive:
@@ -555,19 +576,21 @@ def get_kernel(fn, device, signature, num_warps, num_stages):
         bytecode = _compiler.compile_kernel(
             source, fn.__name__, signature, file_name=fn.source_file,
             num_warps=num_warps, num_stages=num_stages)
-        ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode)
+        ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode, options)
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck
 
 
-def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, stream=None):
+def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, stream=None,
+           options=()):
     """``kernel[grid](...)``: the fast path when this kind of call has
-    launched before (see "The fast path" below), else the full one."""
+    launched before (see "The fast path" below), else the full one.
+    |options|: the compile options, sorted (key, value) pairs."""
     fast = fn._fast
     if fast is None:
         fast = fn._fast = _FastPath(fn)
-    probe = _probe(fast, args, kwargs, num_warps, num_stages, device, stream)
+    probe = _probe(fast, args, kwargs, num_warps, num_stages, device, stream, options)
     if probe is not None:
         try:
             entry = fast.entries.get(probe[0])
@@ -578,10 +601,11 @@ def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, strea
             if ck is not None:
                 return ck
     return _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream,
-                        probe)
+                        probe, options)
 
 
-def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, probe=None):
+def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, probe=None,
+                 options=()):
     """The full launch: every check, then (when |probe| is not None and the
     call qualifies) a fast-path entry for the next call of this kind."""
     stream_arg = stream
@@ -631,7 +655,7 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
             passed.append((p.name, entry, what))
         signature = ", ".join(entries)
 
-        ck = get_kernel(fn, device, signature, num_warps, num_stages)
+        ck = get_kernel(fn, device, signature, num_warps, num_stages, options)
         if len(ck.args) != len(passed):
             raise _fail(RuntimeError, fn, "the compiled kernel takes %d arguments (its "
                         "metadata), but %d parameters are not constexprs (%s); the front "
@@ -848,7 +872,7 @@ def _int_code(v):
     return w + (1 if v == 1 else 2 if not v & 15 else 0)
 
 
-def _probe(fast, args, kwargs, num_warps, num_stages, device, stream):
+def _probe(fast, args, kwargs, num_warps, num_stages, device, stream, options=()):
     """(key, pack values, bound values, referenced objects, torch CUDA?) of a
     call, or None when the call is of a kind the fast path does not take."""
     bind = fast.binder
@@ -861,7 +885,7 @@ def _probe(fast, args, kwargs, num_warps, num_stages, device, stream):
     if type(num_warps) is not int or type(num_stages) is not int:
         return None
     refs = []
-    key = [num_warps, num_stages]
+    key = [num_warps, num_stages, options, _rt.option_environment()]
     if device is None or type(device) is str:
         key.append(device)
     elif type(device) is Device:

@@ -74,6 +74,62 @@ class tegula_runtime_options(ctypes.Structure):
     ]
 
 
+class tg_compile_stage_info(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("binary", c_uint32),
+        ("reserved", c_uint32),
+        ("description", c_char_p),
+    ]
+
+
+class tg_compile_option_info(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("type", c_uint32),
+        ("reserved", c_uint32),
+        ("min", ctypes.c_int64),
+        ("max", ctypes.c_int64),
+        ("choices", c_char_p),
+        ("default_value", c_char_p),
+        ("env", c_char_p),
+        ("description", c_char_p),
+    ]
+
+
+OPTION_TYPES = {1: "bool", 2: "int", 3: "enum", 4: "string"}
+
+# The environment variables the loaded plugins' compile options read, in the
+# order they were first seen; their values are part of every compiled
+# kernel's cache key, so that changing one recompiles instead of reusing a
+# kernel built under the old value. os.environ's own dict (bytes keys on
+# POSIX) is read directly: a launch's fast path reads these every call.
+_option_env_names = []
+_option_env_keys = []
+_environ_data = getattr(os.environ, "_data", None) if os.name == "posix" else None
+
+
+# The names of the compile options the loaded plugins declare: a launch
+# keyword that names no kernel parameter is one of these, or a TypeError.
+option_names = set()
+
+
+def add_option_env_names(names):
+    """Records environment variables that compile options read."""
+    for name in names:
+        if name and name not in _option_env_names:
+            _option_env_names.append(name)
+            _option_env_keys.append(os.fsencode(name))
+
+
+def option_environment():
+    """The current values of those variables, as a hashable tuple."""
+    if _environ_data is not None:
+        get = _environ_data.get
+        return tuple([get(k) for k in _option_env_keys])
+    return tuple([os.environ.get(n) for n in _option_env_names])
+
+
 class tegula_plugin_info(ctypes.Structure):
     _fields_ = [
         ("struct_size", c_size_t),
@@ -90,6 +146,11 @@ class tegula_plugin_info(ctypes.Structure):
         ("num_targets", c_size_t),
         ("num_devices", c_size_t),
         ("device_status", c_char_p),
+        # plugin ABI 1.1
+        ("stages", ctypes.POINTER(tg_compile_stage_info)),
+        ("num_stages", c_size_t),
+        ("options", ctypes.POINTER(tg_compile_option_info)),
+        ("num_options", c_size_t),
     ]
 
 
@@ -131,6 +192,16 @@ class tg_kernel_metadata(ctypes.Structure):
         ("num_args", c_uint32),
         ("args", ctypes.POINTER(tg_kernel_arg)),
         ("specialization", c_char_p),
+    ]
+
+
+class tegula_container_entry(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("target", c_char_p),
+        ("image", c_void_p),
+        ("image_size", c_size_t),
+        ("metadata", ctypes.POINTER(tg_kernel_metadata)),
     ]
 
 
@@ -327,6 +398,22 @@ def _declare(lib):
     _fn(lib, "tegula_args_layout", E, MD, ctypes.POINTER(c_size_t), ctypes.POINTER(c_size_t))
     _fn(lib, "tegula_args_pack", E, MD, ctypes.POINTER(c_void_p), c_void_p, c_size_t,
         ctypes.POINTER(c_size_t))
+
+    _fn(lib, "tegula_container_read_file", E, c_char_p, PP)
+    _fn(lib, "tegula_container_destroy", None, P)
+    _fn(lib, "tegula_container_get_version", None, P,
+        ctypes.POINTER(c_uint32), ctypes.POINTER(c_uint32))
+    _fn(lib, "tegula_container_get_entry_count", c_size_t, P)
+    _fn(lib, "tegula_container_get_entry", E, P, c_size_t,
+        ctypes.POINTER(tegula_container_entry))
+    _fn(lib, "tegula_container_select", E, P, P, c_char_p, ctypes.POINTER(c_size_t))
+    _fn(lib, "tegula_container_writer_create", E, PP)
+    _fn(lib, "tegula_container_writer_destroy", None, P)
+    _fn(lib, "tegula_container_writer_add", E, P, MD, c_void_p, c_size_t)
+    _fn(lib, "tegula_container_writer_write_file", E, P, c_char_p)
+    if hasattr(lib, "tegula_runtime_compile"):  # a runtime older than it lacks it
+        _fn(lib, "tegula_runtime_compile", E, P, c_char_p, c_void_p, c_size_t,
+            ctypes.POINTER(tg_compile_option), c_size_t, PP)
 
 
 def check(lib, err):

@@ -42,8 +42,7 @@ def child(env_extra, warps=4):
 def test_bad_warp_size_is_a_compile_error(value):
     done = child({"TEGULA_HOST_SIMT": value})
     assert done.returncode != 0
-    assert "TEGULA_HOST_SIMT is '%s': expected a warp size, a power of 2 from 1 to 64" % value \
-        in done.stderr, done.stderr
+    assert "TEGULA_HOST_SIMT=%s is not " % value in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("warp,warps", [("1", 1), ("4", 2), ("8", 4), ("32", 1)])

@@ -415,16 +415,14 @@ tegula_error_t *tegula_container_get_entry(const tegula_container_t *c,
   return nullptr;
 }
 
-tegula_error_t *tegula_container_select_target(const tegula_container_t *c,
-                                               const char *device_target,
-                                               const char *kernel_name,
-                                               size_t *index) {
-  TEGULA_REJECT_IF(!c || !device_target || !index,
-                   "container, target or index is NULL");
-  std::string target = device_target;
-  std::string backend = target.substr(0, target.find(':'));
-  // An image built for the exact arch beats a portable one of the backend.
-  for (const std::string &wanted : {target, backend}) {
+namespace {
+/// The first entry (of |kernel_name|, when not NULL) whose target is one of
+/// |targets|, earlier targets first; else NOT_FOUND naming |device_target|.
+tegula_error_t *selectFirst(const tegula_container_t *c,
+                            const std::vector<std::string> &targets,
+                            const char *device_target,
+                            const char *kernel_name, size_t *index) {
+  for (const std::string &wanted : targets) {
     for (size_t i = 0; i < c->entries.size(); ++i) {
       const OwnedMetadata &meta = *c->entries[i].metadata;
       if (meta.target == wanted && (!kernel_name || meta.name == kernel_name)) {
@@ -442,14 +440,33 @@ tegula_error_t *tegula_container_select_target(const tegula_container_t *c,
                     kernel_name ? kernel_name : "",
                     have.empty() ? "nothing" : have.c_str());
 }
+} // namespace
+
+tegula_error_t *tegula_container_select_target(const tegula_container_t *c,
+                                               const char *device_target,
+                                               const char *kernel_name,
+                                               size_t *index) {
+  TEGULA_REJECT_IF(!c || !device_target || !index,
+                   "container, target or index is NULL");
+  std::string target = device_target;
+  // An image built for the exact arch beats a portable one of the backend.
+  return selectFirst(c, {target, target.substr(0, target.find(':'))},
+                     device_target, kernel_name, index);
+}
 
 tegula_error_t *tegula_container_select(const tegula_container_t *c,
                                         const tegula_device_t *device,
                                         const char *kernel_name,
                                         size_t *index) {
-  TEGULA_REJECT_IF(!device, "device is NULL");
-  return tegula_container_select_target(c, device->target.c_str(),
-                                        kernel_name, index);
+  TEGULA_REJECT_IF(!c || !device || !index,
+                   "container, device or index is NULL");
+  // The device's own target, then the archs its plugin says it also runs,
+  // then a portable image of the backend.
+  std::vector<std::string> targets = {device->target};
+  targets.insert(targets.end(), device->compatibleTargets.begin(),
+                 device->compatibleTargets.end());
+  targets.push_back(device->target.substr(0, device->target.find(':')));
+  return selectFirst(c, targets, device->target.c_str(), kernel_name, index);
 }
 
 tegula_error_t *

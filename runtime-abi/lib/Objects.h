@@ -89,6 +89,9 @@ struct tegula_device {
   tg_device_t *handle;
   std::string name;   // "<backend>:<n>"
   std::string target; // "<backend>:<arch>" or "<backend>"
+  /// "<backend>:<arch>" of each arch whose images the device also runs,
+  /// best first (tg_device_properties::compatible_archs).
+  std::vector<std::string> compatibleTargets;
 };
 
 struct tegula_buffer {

@@ -397,8 +397,16 @@ void PluginRegistry::listDevices(Plugin &plugin) {
     if (tegula_error_t *error =
             TEGULA_PLUGIN_CALL(&plugin, device_get_properties, propsArgs))
       tegula_error_destroy(error);
-    else if (props.arch && *props.arch)
-      device->target += std::string(":") + props.arch;
+    else {
+      if (props.arch && *props.arch)
+        device->target += std::string(":") + props.arch;
+      // 1.1: a 1.0 plugin leaves the (zeroed) field alone.
+      if (props.compatible_archs)
+        for (size_t c = 0; c < props.num_compatible_archs; ++c)
+          if (props.compatible_archs[c] && *props.compatible_archs[c])
+            device->compatibleTargets.push_back(plugin.name + ":" +
+                                                props.compatible_archs[c]);
+    }
     devices.push_back(std::move(device));
   }
 }

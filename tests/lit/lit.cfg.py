@@ -41,3 +41,7 @@ if _ptxas:
 else:
     lit_config.note("no ptxas found (TEGULA_PTXAS, CUDA_HOME, PATH, /usr/local/cuda): "
                     "the NVIDIA tests that assemble PTX are unsupported")
+
+# The host plugin's one target, as `tegula targets` names it.
+import platform
+config.substitutions.append(("%host_target", "host:" + platform.machine()))

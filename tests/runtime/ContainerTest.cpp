@@ -202,6 +202,24 @@ TEST(Container, TheRuntimePicksTheImageForEachDevice) {
 
   EXPECT_STREQ(c.select(dev0).target, "testdev");
   EXPECT_STREQ(c.select(dev1).target, "testdev:testarch2");
+
+  // An image of an arch the device's plugin says it also runs beats a
+  // portable one; the device's own arch beats both.
+  {
+    ContainerWriter compatible;
+    compatible.add(genericMeta, generic.data(), generic.size());
+    compatible.add(*generic.metadata(), generic.data(), generic.size());
+    std::vector<uint8_t> data = compatible.finish();
+    Container other = Container::read(data.data(), data.size());
+    EXPECT_STREQ(other.select(dev1).target, "testdev:testarch");
+    EXPECT_STREQ(other.select(dev0).target, "testdev:testarch");
+    size_t index = 0;
+    // Selecting by target name alone knows nothing of compatibility.
+    tegula_error_t *e = tegula_container_select_target(
+        other.get(), "testdev:testarch2", nullptr, &index);
+    EXPECT_EQ(e, nullptr);
+    EXPECT_EQ(index, 0u);
+  }
   // And each image actually runs on its device.
   for (Device device : {dev0, dev1}) {
     tegula_container_entry entry = c.select(device, "fill_u32");

@@ -768,8 +768,7 @@ TEST_F(NvidiaPluginAbi, NumWarpsOptionSetsTheBlock) {
   std::string bytes = tileBytecode(kVectorAdd);
   tg_plugin_compile_args args;
   auto [code, message] =
-      compile(bytes, "sm_80", {{"num_warps", "8"}, {"kernel", "add_kernel"}},
-              args);
+      compile(bytes, "sm_80", {{"num_warps", "8"}}, args);
   ASSERT_EQ(code, TG_SUCCESS) << message;
   EXPECT_EQ(args.metadata->num_warps, 8u);
   EXPECT_STREQ(args.metadata->target, "nvidia:sm_80");
@@ -790,7 +789,17 @@ TEST_F(NvidiaPluginAbi, CompileErrorsAreOneLineWithTheirCode) {
                      "1024 threads per block), not 3");
   std::tie(code, message) = compile(bytes, "sm_90", {{"num_warps", "x"}}, args);
   EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(message, "compile option num_warps=x is not a number from 1 to 32");
+  EXPECT_EQ(message, "compile option num_warps=x is not an integer from 1 to 32");
+  // The plugin takes only the options it declares, and says which.
+  std::tie(code, message) =
+      compile(bytes, "sm_90", {{"kernel", "add_kernel"}}, args);
+  EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "no compile option 'kernel' (options: num_warps, "
+                     "num_stages, mma, wgmma, lowering, llvm_passes, ptxas, "
+                     "ptxas_options)");
+  std::tie(code, message) = compile(bytes, "sm_90", {{"wgmma", "2"}}, args);
+  EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "compile option wgmma=2 is not 1 or 0");
   std::tie(code, message) = compile(bytes, "sm_42", {}, args);
   EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(message, "the nvidia plugin compiles for sm_75, sm_80, sm_86, "

@@ -20,9 +20,17 @@ namespace tegula::cli {
 int runDevices(const std::vector<std::string> &args);
 
 /// `tegula compile FILE.py --kernel NAME --signature SIG ...`: compiles one
-/// kernel and prints what --emit asks for. Exits 0 on success, 1 on a user
+/// kernel (for --targets through their plugins) and writes what --emit asks
+/// for. Exits 0 on success, 1 on a user
 /// error (diagnostics on stderr), 2 on a usage error.
 int runCompile(const std::vector<std::string> &args);
+
+/// `tegula targets [--markdown]`: every target of the loaded plugins with
+/// the stages and compile options it takes.
+int runTargets(const std::vector<std::string> &args);
+
+/// `tegula inspect FILE`: the images of a kernel container.
+int runInspect(const std::vector<std::string> &args);
 
 } // namespace tegula::cli
 

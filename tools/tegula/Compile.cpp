@@ -1,15 +1,16 @@
 //===- Compile.cpp - `tegula compile` -------------------------------------===//
 //
 // tegula compile FILE.py --kernel NAME --signature SIG [--constexpr K=V]...
-//                [--target TARGET] [--emit tile-ir|tile-ir-raw|tile-bytecode|
-//                                          llvm-ir|ptx|cubin]
+//                [--target TARGET]... [--emit STAGE] [--option KEY=VALUE]...
 //                [--num-warps N] [--num-stages N] [--locations]
 //                [--time-stages] [-o OUT]
 //
-// Target code comes from the compilers of the plugins this build has, linked
-// in (not loaded through the runtime, which compiles for devices present):
-// `--target nvidia:<arch>` (plugins/nvidia/NvidiaCompiler.h) emits the
-// optimized LLVM IR, PTX, or a cubin (ptxas needed).
+// The front end makes tile IR here; target code comes from the plugin that
+// declares the target, through the runtime (tegula_runtime_compile_stage),
+// with or without a device of it: this tool links no plugin code. The
+// stages and options a target takes are the plugin's (`tegula targets`).
+// Several --targets (each compiled to its loadable image) make one
+// multi-target kernel container.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -19,9 +20,7 @@
 #include "tegula/Frontend/CodeGen.h"
 #include "tegula/Frontend/Diagnostics.h"
 #include "tegula/Frontend/Signature.h"
-#ifdef TEGULA_HAVE_NVIDIA_COMPILER
-#include "NvidiaCompiler.h"
-#endif
+#include "tegula/runtime.hpp"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
@@ -29,7 +28,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
-#include <tuple>
+#include <cstdlib>
 
 using namespace tegula;
 using namespace tegula::frontend;
@@ -37,35 +36,93 @@ using namespace tegula::frontend;
 namespace {
 const char *kUsage =
     "usage: tegula compile FILE.py --kernel NAME --signature SIG\n"
-    "                      [--constexpr NAME=VALUE]... [--target TARGET]\n"
-    "                      [--emit tile-ir|tile-ir-raw|tile-bytecode|\n"
-    "                              llvm-ir|ptx|cubin]\n"
+    "                      [--constexpr NAME=VALUE]... [--target TARGET]...\n"
+    "                      [--emit STAGE] [--option KEY=VALUE]...\n"
     "                      [--num-warps N] [--num-stages N] [--no-assert]\n"
     "                      [--locations] [--time-stages] [-o OUT]\n"
     "\n"
     "Compiles the @jit function NAME of FILE.py for SIG, a signature in the\n"
     "format of Triton's AOT tool (\"*fp32:16, *fp32:16, i32, 1024\").\n"
+    "Without --target it stops at tile IR:\n"
     "  --emit tile-ir       verified tile IR after the target-independent\n"
     "                       pipeline (the default)\n"
     "  --emit tile-ir-raw   tile IR as the front end made it\n"
     "  --emit tile-bytecode versioned MLIR bytecode (what plugins receive)\n"
-    "  --target nvidia:ARCH compile for NVIDIA ARCH (sm_75, sm_80, sm_86,\n"
-    "                       sm_89, sm_90, sm_90a); then --emit llvm-ir (the\n"
-    "                       optimized LLVM IR), ptx (the default) or cubin\n"
-    "                       (needs ptxas: TEGULA_PTXAS, CUDA_HOME, PATH or\n"
-    "                       /usr/local/cuda)\n"
-    "  --time-stages        print the wall-clock time of each target\n"
-    "                       compile stage to stderr\n"
+    "With --target BACKEND:ARCH (any target a loaded plugin declares; no\n"
+    "device needed; `tegula targets` lists them with their stages and\n"
+    "options):\n"
+    "  --emit image         a kernel container with the loadable image of\n"
+    "                       each --target (the default; `tegula inspect`\n"
+    "                       shows it)\n"
+    "  --emit STAGE         one target's output at a stage its plugin\n"
+    "                       declares: llvm-ir, ptx, cubin (nvidia), asm,\n"
+    "                       object (host), ...\n"
+    "  --option KEY=VALUE   a compile option the plugin declares (e.g.\n"
+    "                       mma=0); it overrides the option's environment\n"
+    "                       variable\n"
+    "  --time-stages        the wall-clock time of each target compile\n"
+    "                       stage on stderr (TEGULA_TIME_STAGES=1)\n"
     "Exit status: 0 success, 1 error in the kernel or its options, 2 usage.\n";
 
 int usageError(const std::string &message) {
   std::fprintf(stderr, "tegula compile: %s\n\n%s", message.c_str(), kUsage);
   return 2;
 }
+
+bool isFrontEndStage(const std::string &emit) {
+  return emit == "tile-ir" || emit == "tile-ir-raw" || emit == "tile-bytecode";
+}
+
+/// Compiles |bytecode| for each of |targets| through the runtime's plugins
+/// and writes the result to |output|: the stage |emit| of the one target,
+/// or (|emit| "image") a container of every target's image. Returns the
+/// exit status; errors are printed.
+int compileForTargets(const std::vector<std::string> &targets,
+                      const std::string &emit, const std::string &bytecode,
+                      const std::vector<std::pair<std::string, std::string>>
+                          &optionTexts,
+                      const std::string &output) {
+  std::vector<tg_compile_option> options;
+  for (const auto &[key, value] : optionTexts)
+    options.push_back({key.c_str(), value.c_str()});
+  std::string data;
+  try {
+    Runtime runtime;
+    if (emit != "image") {
+      Image image = runtime.compileStage(targets.front(), emit,
+                                         bytecode.data(), bytecode.size(),
+                                         options);
+      data.assign(static_cast<const char *>(image.data()), image.size());
+    } else {
+      ContainerWriter writer;
+      for (const std::string &target : targets) {
+        Image image = runtime.compile(target, bytecode.data(), bytecode.size(),
+                                      options);
+        writer.add(*image.metadata(), image.data(), image.size());
+      }
+      std::vector<uint8_t> bytes = writer.finish();
+      data.assign(bytes.begin(), bytes.end());
+    }
+  } catch (const tegula::Error &error) {
+    std::fprintf(stderr, "tegula compile: error: %s\n", error.what());
+    return 1;
+  }
+  std::string openError;
+  auto out = mlir::openOutputFile(output, &openError);
+  if (!out) {
+    std::fprintf(stderr, "tegula compile: error: %s\n", openError.c_str());
+    return 1;
+  }
+  out->os() << data;
+  out->keep();
+  return 0;
+}
 } // namespace
 
 int tegula::cli::runCompile(const std::vector<std::string> &args) {
-  std::string file, kernel, signature, target, output = "-", emit = "tile-ir";
+  std::string file, kernel, signature, output = "-", emit = "tile-ir";
+  std::vector<std::string> targets;
+  std::vector<std::pair<std::string, std::string>> compileOptions;
   bool haveSignature = false, locations = false, emitGiven = false,
        timeStages = false;
   CompileOptions options;
@@ -115,7 +172,14 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
       constexprs.emplace_back(name.str(), val.str());
     } else if ((r = flagValue("--target", v))) {
       if (r < 0) return usageError("--target needs a value");
-      target = v;
+      if (v != "none")
+        targets.push_back(v);
+    } else if ((r = flagValue("--option", v))) {
+      if (r < 0) return usageError("--option needs KEY=VALUE");
+      auto [key, val] = llvm::StringRef(v).split('=');
+      if (key.empty() || !llvm::StringRef(v).contains('='))
+        return usageError("--option needs KEY=VALUE, got '" + v + "'");
+      compileOptions.emplace_back(key.str(), val.str());
     } else if ((r = flagValue("--emit", v))) {
       if (r < 0) return usageError("--emit needs a value");
       emit = v;
@@ -151,52 +215,36 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     return usageError("--kernel is required");
   if (!haveSignature)
     return usageError("--signature is required");
-  bool targetCode = emit == "llvm-ir" || emit == "ptx" || emit == "cubin";
-  if (!targetCode && emit != "tile-ir" && emit != "tile-ir-raw" &&
-      emit != "tile-bytecode") {
+  if (!emitGiven && !targets.empty())
+    emit = "image";
+  if (isFrontEndStage(emit) && !targets.empty()) {
     std::fprintf(stderr,
-                 "tegula compile: --emit %s is not one of tile-ir, "
-                 "tile-ir-raw, tile-bytecode, llvm-ir, ptx, cubin\n",
+                 "tegula compile: --emit %s is target-independent: drop "
+                 "--target, or name a stage of the target (`tegula targets`)\n",
                  emit.c_str());
     return 1;
   }
-  if (target == "none")
-    target.clear();
-  std::string nvidiaArch;
-  if (!target.empty()) {
-    llvm::StringRef backend, arch;
-    std::tie(backend, arch) = llvm::StringRef(target).split(':');
-#ifdef TEGULA_HAVE_NVIDIA_COMPILER
-    if (backend != "nvidia" || arch.empty()) {
-      std::fprintf(stderr,
-                   "tegula compile: target '%s' is not available in this "
-                   "build; it compiles for nvidia:<arch> (nvidia:sm_90a, ...), "
-                   "and tile IR is target-independent\n",
-                   target.c_str());
-      return 1;
-    }
-    nvidiaArch = arch.str();
-#else
-    (void)backend;
-    (void)arch;
-    std::fprintf(stderr,
-                 "tegula compile: target '%s' is not available in this build "
-                 "(it has no backend compiler); tile IR is "
-                 "target-independent, so omit --target\n",
-                 target.c_str());
-    return 1;
-#endif
-    if (!emitGiven)
-      emit = "ptx";
-    targetCode = emit == "llvm-ir" || emit == "ptx" || emit == "cubin";
-  }
-  if (targetCode && target.empty()) {
+  if (!isFrontEndStage(emit) && targets.empty()) {
     std::fprintf(stderr,
                  "tegula compile: --emit %s is target code: name the target, "
-                 "e.g. --target nvidia:sm_90a\n",
+                 "e.g. --target nvidia:sm_90a (`tegula targets` lists them); "
+                 "without one, --emit is tile-ir, tile-ir-raw or "
+                 "tile-bytecode\n",
                  emit.c_str());
     return 1;
   }
+  if (targets.size() > 1 && emit != "image") {
+    std::fprintf(stderr,
+                 "tegula compile: --emit %s writes one target's output; "
+                 "several --targets make one container (--emit image)\n",
+                 emit.c_str());
+    return 1;
+  }
+  if (!compileOptions.empty() && targets.empty())
+    return usageError("--option sets a plugin's compile option: name a "
+                      "--target");
+  if (timeStages)
+    ::setenv("TEGULA_TIME_STAGES", "1", 1);
 
   options.kernelName = kernel;
   auto specs = parseSignature(signature);
@@ -242,36 +290,17 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     return 1;
   }
 
-  std::string code;
-  (void)timeStages; // Without a backend compiler there is nothing to time.
-#ifdef TEGULA_HAVE_NVIDIA_COMPILER
-  if (targetCode) {
-    nvidia::NvidiaCompileOptions nvOptions;
-    nvOptions.target = nvidiaArch;
-    // The module's tile.num_warps, from --num-warps.
-    nvOptions.numWarps = 0;
-    nvOptions.stage = emit == "llvm-ir" ? nvidia::CompileStage::LLVMIR
-                      : emit == "ptx"   ? nvidia::CompileStage::PTX
-                                        : nvidia::CompileStage::Image;
-    nvOptions.requireCubin = emit == "cubin";
-    llvm::Expected<nvidia::NvidiaKernel> compiled =
-        nvidia::compileTileModule(*ir, nvOptions);
-    if (!compiled) {
-      auto [errorCode, message] =
-          backend::takeCompileError(compiled.takeError());
-      (void)errorCode;
-      std::fprintf(stderr, "tegula compile: error: %s\n", message.c_str());
+  if (!targets.empty()) {
+    std::string bytecode;
+    llvm::raw_string_ostream os(bytecode);
+    if (mlir::failed(tile::writeTileBytecode(*ir, os))) {
+      std::fprintf(stderr, "tegula compile: internal error: the tile IR "
+                           "could not be written as bytecode\n");
       return 1;
     }
-    if (timeStages)
-      for (const auto &[stage, seconds] : compiled->clock.stages())
-        std::fprintf(stderr, "%-12s %8.1f ms\n", stage.c_str(),
-                     seconds * 1000);
-    code = emit == "llvm-ir" ? std::move(compiled->llvmIR)
-           : emit == "ptx"   ? std::move(compiled->ptx)
-                             : std::move(compiled->cubin);
+    os.flush();
+    return compileForTargets(targets, emit, bytecode, compileOptions, output);
   }
-#endif
 
   std::string openError;
   auto out = mlir::openOutputFile(output, &openError);
@@ -279,9 +308,7 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
     std::fprintf(stderr, "tegula compile: error: %s\n", openError.c_str());
     return 1;
   }
-  if (targetCode) {
-    out->os() << code;
-  } else if (emit == "tile-bytecode") {
+  if (emit == "tile-bytecode") {
     if (mlir::failed(tile::writeTileBytecode(*ir, out->os())))
       return 1;
   } else {

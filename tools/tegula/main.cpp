@@ -21,10 +21,14 @@ struct Command {
 };
 
 const Command kCommands[] = {
-    {"compile", "compile a Triton kernel (tile IR today; targets to come)",
+    {"compile", "compile a Triton kernel to tile IR, or for targets",
      tegula::cli::runCompile},
     {"devices", "list plugins (loaded or skipped, and why) and devices",
      tegula::cli::runDevices},
+    {"targets", "list the targets, stages and compile options of plugins",
+     tegula::cli::runTargets},
+    {"inspect", "show the images a kernel container holds",
+     tegula::cli::runInspect},
 };
 
 void printUsage(std::FILE *out) {

@@ -94,7 +94,9 @@ TEGULA_API tegula_error_t *
 tegula_container_select_target(const tegula_container_t *c,
                                const char *device_target,
                                const char *kernel_name, size_t *index);
-/** tegula_container_select_target for |device|'s target. */
+/** The entry for |device|: its own target first, then each arch its plugin
+ *  says it also runs (tg_device_properties::compatible_archs, best first:
+ *  an sm_90 GPU takes an nvidia:sm_90a image), then the bare backend. */
 TEGULA_API tegula_error_t *
 tegula_container_select(const tegula_container_t *c,
                         const tegula_device_t *device,

@@ -268,6 +268,13 @@ typedef struct tg_device_properties {
   uint64_t global_memory;
   uint32_t clock_khz;
   uint32_t memory_clock_khz;
+  /* 1.1 */
+  /** Archs besides |arch| whose kernel images this device also runs, best
+   *  first (an sm_90 GPU runs sm_90a code and the PTX of older archs). The
+   *  runtime's container selection tries `<backend>:<arch>` of each after
+   *  the device's own target. Live as long as the device. */
+  const char *const *compatible_archs;
+  size_t num_compatible_archs;
 } tg_device_properties;
 
 /*===-- Argument structs ----------------------------------------------------===

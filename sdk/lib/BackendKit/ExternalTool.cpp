@@ -25,19 +25,23 @@ bool tegula::backend::isExecutableFile(StringRef path) {
 
 std::optional<std::string> tegula::backend::findTool(const ToolSearch &search,
                                                      std::string &whyNot) {
-  if (!search.variable.empty())
-    if (const char *path = std::getenv(search.variable.c_str())) {
-      std::string chosen = path;
-      if (chosen == "none" || chosen.empty()) {
-        whyNot = search.name + " is disabled (" + search.variable + "=" +
-                 chosen + ")";
-        return std::nullopt;
-      }
-      if (isExecutableFile(chosen))
-        return chosen;
-      whyNot = search.variable + "=" + chosen + " is not an executable file";
+  const char *given = nullptr;
+  if (search.chosen)
+    given = search.chosen->empty() ? nullptr : search.chosen->c_str();
+  else if (!search.variable.empty())
+    given = std::getenv(search.variable.c_str());
+  if (given) {
+    std::string chosen = given;
+    if (chosen == "none" || chosen.empty()) {
+      whyNot = search.name + " is disabled (" + search.variable + "=" +
+               chosen + ")";
       return std::nullopt;
     }
+    if (isExecutableFile(chosen))
+      return chosen;
+    whyNot = search.variable + "=" + chosen + " is not an executable file";
+    return std::nullopt;
+  }
   std::vector<std::string> searched;
   for (const std::string &variable : search.homeVariables)
     if (const char *home = std::getenv(variable.c_str()); home && *home) {

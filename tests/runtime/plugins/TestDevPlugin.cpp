@@ -131,6 +131,8 @@ namespace {
 constexpr char kImageMagic[] = "TESTDEV-IMAGE\n";
 constexpr uint64_t kGiB = 1ull << 30;
 const char *const kTargets[] = {"testarch", "testarch2"};
+/// testarch2 devices also run testarch images (plugin ABI 1.1).
+const char *const kTestarch2Runs[] = {"testarch"};
 
 void setUpDevice(tg_plugin &plugin, int index) {
   tg_device &d = plugin.devices[index];
@@ -149,6 +151,10 @@ void setUpDevice(tg_plugin &plugin, int index) {
   p.global_memory = kGiB;
   p.clock_khz = 1000000;
   p.memory_clock_khz = 500000;
+  if (index == 1) {
+    p.compatible_archs = kTestarch2Runs;
+    p.num_compatible_archs = 1;
+  }
 }
 
 /// True when [address, address + bytes) lies inside one live allocation.

@@ -28,6 +28,10 @@ namespace tegula::backend {
 struct ToolSearch {
   std::string name;
   std::string variable;
+  /// |variable|'s value as the caller resolved it (a compile option the
+  /// variable sets): then the environment variable is not read, and ""
+  /// means "search" rather than "disabled".
+  std::optional<std::string> chosen;
   std::vector<std::string> homeVariables;
   std::vector<std::string> fallbacks;
 };

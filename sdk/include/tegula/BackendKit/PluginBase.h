@@ -373,6 +373,18 @@ struct CompileRequest {
         found = &value;
     return found;
   }
+  /// Where each resolved value came from: "compile option <name>", the
+  /// environment variable's name, or "the default of <name>"; parallel to
+  /// |resolved|.
+  std::vector<std::string> origins;
+  /// "<origin>=<value>" of a declared option, for messages about its value
+  /// ("TEGULA_HOST_SIMT=3", "compile option simt=3").
+  std::string describe(const std::string &key) const {
+    for (size_t i = 0; i < resolved.size() && i < origins.size(); ++i)
+      if (resolved[i].first == key)
+        return origins[i] + "=" + resolved[i].second;
+    return "compile option " + key;
+  }
   /// A declared option's resolved value ("" when the kernel decides).
   const std::string &value(const std::string &key) const {
     static const std::string none;
@@ -487,10 +499,25 @@ public:
 
   const tg_device_properties &properties() const override { return props; }
 
+  /// Sets the archs besides |arch| whose images the device also runs, best
+  /// first (tg_device_properties::compatible_archs).
+  void setCompatibleArchs(std::vector<std::string> archs) {
+    compatibleArchs = std::move(archs);
+    compatibleArchPointers.clear();
+    for (const std::string &other : compatibleArchs)
+      compatibleArchPointers.push_back(other.c_str());
+    props.compatible_archs = compatibleArchPointers.data();
+    props.num_compatible_archs = compatibleArchPointers.size();
+  }
+
   const std::string name;
   const std::string arch;
   /// Unknown numbers stay 0.
   tg_device_properties props{};
+
+private:
+  std::vector<std::string> compatibleArchs;
+  std::vector<const char *> compatibleArchPointers;
 };
 
 /// The plugin's identity, as plugin_get_info reports it.
@@ -576,8 +603,8 @@ public:
       }
       if (!declared)
         return Status(TG_ERROR_INVALID_ARGUMENT,
-                      identity.name + " has no compile stage '" +
-                          request.stage + "' (stages: " + names + ")");
+                      "no compile stage '" + request.stage + "' (stages: " +
+                          names + ")");
     }
     if (identity.options.empty())
       return Status::success();
@@ -591,16 +618,18 @@ public:
       }
       if (!option)
         return Status(TG_ERROR_INVALID_ARGUMENT,
-                      identity.name + " has no compile option '" + key +
-                          "' (options: " + names + ")");
+                      "no compile option '" + key + "' (options: " + names +
+                          ")");
       if (std::string why = option->check(value); !why.empty())
         return Status(TG_ERROR_INVALID_ARGUMENT, "compile option " + key +
                                                      "=" + value + " " + why);
     }
     request.resolved.clear();
+    request.origins.clear();
     for (const CompileOption &option : identity.options) {
       if (const std::string *given = request.option(option.name)) {
         request.resolved.emplace_back(option.name, *given);
+        request.origins.push_back("compile option " + option.name);
         continue;
       }
       const char *env =
@@ -608,13 +637,15 @@ public:
       if (env && *env) {
         if (std::string why = option.check(env); !why.empty())
           return Status(TG_ERROR_INVALID_ARGUMENT,
-                        option.env + "=" + env + " " + why + " (it sets " +
-                            identity.name + "'s compile option " +
-                            option.name + ")");
+                        option.env + "=" + env + " " + why +
+                            " (it sets the compile option " + option.name +
+                            ")");
         request.resolved.emplace_back(option.name, env);
+        request.origins.push_back(option.env);
         continue;
       }
       request.resolved.emplace_back(option.name, option.defaultValue);
+      request.origins.push_back("the default of " + option.name);
     }
     return Status::success();
   }

@@ -27,7 +27,7 @@ def main():
             ptx = os.path.join(tmp, "%d.ptx" % i)
             subprocess.run(["tegula", "compile", os.path.join(args.corpus, path),
                             "--kernel", kernel, "--signature", signature,
-                            "--target", "nvidia:" + args.target, "-o", ptx], check=True)
+                            "--target", "nvidia:" + args.target, "--emit", "ptx", "-o", ptx], check=True)
             text = open(ptx).read()
             if ".target %s" % arch not in text or ".visible .entry %s(" % kernel not in text:
                 sys.exit("%s:%s: the PTX lacks its target or entry" % (path, kernel))

@@ -138,7 +138,8 @@ Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
 }
 
 Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
-                                     const AmdTarget &target) {
+                                     const AmdTarget &target,
+                                     StringRef custom) {
   if (module.getTargetTriple() != kAmdTriple)
     return fail("the module is not ready for AMDGPU (triple '" +
                 module.getTargetTriple() + "'): run prepareForAMDGPU first");
@@ -152,16 +153,13 @@ Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
     return fail("the LLVM IR of kernel " + kernel +
                 " is invalid: " + problemStream.str());
 
-  StringRef pipeline = "default<O2>";
-  const char *custom = std::getenv("TEGULA_AMD_LLVM_PASSES");
-  if (custom && *custom)
-    pipeline = custom;
+  StringRef pipeline = custom.empty() ? StringRef("default<O2>") : custom;
   // A lane has no SIMD of its own to vectorize for: 128-bit accesses come
   // from the layouts.
   if (Error error = tegula::backend::runLLVMPipeline(
           module, machine->get(), pipeline, /*vectorize=*/false))
-    return fail((custom ? "TEGULA_AMD_LLVM_PASSES='" + pipeline.str() +
-                              "' is not an LLVM pass pipeline: "
+    return fail((!custom.empty() ? "llvm_passes='" + pipeline.str() +
+                                       "' is not an LLVM pass pipeline: "
                         : std::string("the built-in LLVM pipeline does not "
                                       "parse: ")) +
                 toString(std::move(error)));

@@ -67,9 +67,11 @@ llvm::Error prepareForAMDGPU(llvm::Module &module, llvm::StringRef kernel,
 /// Verifies and optimizes |module| (made ready by prepareForAMDGPU) and
 /// checks what the optimized code calls: an intrinsic |target| lacks, or
 /// any external function (no device library is linked), is an error naming
-/// it. TEGULA_AMD_LLVM_PASSES replaces the pipeline with any new-PM text.
+/// it. A non-empty |pipeline| (new-PM text, the llvm_passes option)
+/// replaces LLVM's default<O2>.
 llvm::Error optimizeForAMDGPU(llvm::Module &module, llvm::StringRef kernel,
-                              const AmdTarget &target);
+                              const AmdTarget &target,
+                              llvm::StringRef pipeline = "");
 
 /// The assembly (|assembly|) or the relocatable ELF object of |module| for
 /// |target|; errors (one line) with LLVM's own.

@@ -172,7 +172,8 @@ tegula::amd::compileTileModule(ModuleOp module,
   if (llvm::Error error =
           prepareForAMDGPU(**llvmModule, name, *arch, config))
     return compileError(TG_ERROR_INTERNAL, llvm::toString(std::move(error)));
-  if (llvm::Error error = optimizeForAMDGPU(**llvmModule, name, *arch)) {
+  if (llvm::Error error = optimizeForAMDGPU(**llvmModule, name, *arch,
+                                            options.llvmPasses)) {
     auto [code, message] = takeCompileError(std::move(error));
     return classify(compileError(TG_ERROR_INTERNAL, message));
   }

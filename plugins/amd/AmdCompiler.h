@@ -64,6 +64,8 @@ struct AmdCompileOptions {
   /// Dots on the target's matrix unit (MFMA, WMMA) where it takes them;
   /// false: fused multiply-adds.
   bool matrixUnits = true;
+  /// LLVM new-PM pipeline text replacing default<O2>; "" for the default.
+  std::string llvmPasses;
   AmdStage stage = AmdStage::Image;
 };
 

@@ -98,6 +98,7 @@ public:
         static_cast<unsigned>(std::atoi(request.value("code_object_version").c_str()));
     options.wavesPerEu = static_cast<unsigned>(request.integer("waves_per_eu"));
     options.matrixUnits = request.flag("matrix_units");
+    options.llvmPasses = request.value("llvm_passes");
     options.stage = request.stage == "llvm-ir" ? AmdStage::LLVMIR
                     : request.stage == "asm"   ? AmdStage::Assembly
                     : request.stage == "hsaco" ? AmdStage::CodeObject
@@ -154,9 +155,9 @@ private:
                             "tl.dot on MFMA (gfx90a, gfx942) or WMMA "
                             "(gfx1100) where they take it; 0: fused "
                             "multiply-adds"),
-        CompileOption::text("kernel", "", "",
-                            "the kernel's name (accepted, not used: the "
-                            "bytecode names it)"),
+        CompileOption::text("llvm_passes", "", "TEGULA_AMD_LLVM_PASSES",
+                            "LLVM new-pass-manager pipeline replacing "
+                            "default<O2> (e.g. default<O1>)"),
     };
   }
 

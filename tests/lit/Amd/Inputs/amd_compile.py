@@ -1,6 +1,8 @@
 """Compiles one kernel for an AMD target through the runtime's C API
 (tegula_runtime_compile_stage), as `tegula compile --target amd:<arch>
---emit <stage>` will once the tool routes targets through plugins:
+--emit <stage>` does, but returning the plugin's own image (its JSON header
+and the hsaco) rather than a kernel container: check_corpus.py reads the
+compiler's view of each kernel from it.
 
   amd_compile.py FILE --kernel K --signature S --target amd:ARCH
                  [--emit llvm-ir|asm|hsaco|image] [--option KEY=VALUE]...

@@ -1,24 +1,40 @@
 //===- AmdPlugin.cpp - The AMD plugin: discovery through HIP --------------===//
 //
-// Enumerates AMD GPUs through the HIP runtime (libamdhip64), loaded at run
-// time, so the plugin loads everywhere and says "HIP: no device" where there
-// is no AMD GPU. Types and signatures come from Debian's HIP headers (ROCm
-// 5.2); nothing is linked. Written with the SDK's C++ kit
+// `amd`: AMD GPUs. Written with the SDK's C++ kit
 // (tegula/BackendKit/PluginBase.h), which provides the function table.
-// Compiling comes in a later issue: compile answers TG_ERROR_UNIMPLEMENTED,
-// and so do memory, streams and launch (the kit's defaults).
+//
+//  - Discovery: AMD GPUs through the HIP runtime (libamdhip64), loaded at
+//    run time, so the plugin loads everywhere and says "HIP: no device"
+//    where there is no AMD GPU. Types and signatures come from Debian's HIP
+//    headers (ROCm 5.2); nothing is linked.
+//  - Compile, for gfx90a, gfx942 and gfx1100, with or without a device:
+//    tile bytecode -> layouts -> distributed LLVM dialect -> LLVM IR ->
+//    AMDGPU object -> hsaco, in an AMD image (AmdCompiler.h). Stages
+//    llvm-ir, asm and hsaco; options below.
+//  - Memory, streams, module load and launch: not yet (the kit's defaults
+//    answer TG_ERROR_UNIMPLEMENTED).
 //
 //===----------------------------------------------------------------------===//
 
+#include "AmdCompiler.h"
+#include "AmdTargets.h"
+
 #include "tegula/BackendKit/PluginBase.h"
+#include "tegula/BackendKit/TileCompile.h"
 #include "tegula/BackendKit/VendorLibrary.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <hip/hip_runtime_api.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 using namespace tegula::plugin;
+using namespace tegula::amd;
+using tegula::backend::toStatus;
 
 namespace {
 
@@ -60,10 +76,8 @@ using HipDevice = PropertiesDevice;
 class AmdPlugin : public PluginBase {
 public:
   AmdPlugin()
-      : PluginBase({"amd",
-                    "0.1.0",
-                    "AMD (through the HIP runtime)",
-                    {"gfx90a", "gfx942", "gfx1100"}}) {}
+      : PluginBase({"amd", "0.1.0", "AMD (through the HIP runtime)",
+                    getAmdTargetNames(), stages(), options()}) {}
 
   /// Loads the HIP runtime and lists the devices; on failure leaves the list
   /// empty and says why (no device is not an error).
@@ -72,7 +86,81 @@ public:
     return Status::success();
   }
 
+  /// Compiles for one of the targets, with or without a device, stopping
+  /// at the stage asked for.
+  Status compile(const CompileRequest &request,
+                 std::unique_ptr<CompiledImage> &image) override {
+    AmdCompileOptions options;
+    options.target = request.target;
+    options.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+    options.numStages = static_cast<unsigned>(request.integer("num_stages"));
+    options.codeObjectVersion =
+        static_cast<unsigned>(std::atoi(request.value("code_object_version").c_str()));
+    options.wavesPerEu = static_cast<unsigned>(request.integer("waves_per_eu"));
+    options.matrixUnits = request.flag("matrix_units");
+    options.llvmPasses = request.value("llvm_passes");
+    options.stage = request.stage == "llvm-ir" ? AmdStage::LLVMIR
+                    : request.stage == "asm"   ? AmdStage::Assembly
+                    : request.stage == "hsaco" ? AmdStage::CodeObject
+                                               : AmdStage::Image;
+
+    // One context per compile: compiles run concurrently and share nothing.
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    tegula::backend::prepareCompileContext(context);
+    llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
+                          request.bytecode ? request.bytecodeSize : 0);
+    auto module = tegula::backend::readTileBytecode(bytes, context);
+    if (!module)
+      return toStatus(module.takeError());
+    llvm::Expected<AmdKernel> kernel = compileTileModule(**module, options);
+    if (!kernel)
+      return toStatus(kernel.takeError());
+    // TEGULA_TIME_STAGES=1: each stage's time on stderr.
+    if (const char *time = std::getenv("TEGULA_TIME_STAGES");
+        time && llvm::StringRef(time) == "1")
+      kernel->clock.print(llvm::errs(), "tegula amd", kernel->image->name);
+    image = std::move(kernel->image);
+    if (options.stage != AmdStage::Image)
+      image->data = std::move(kernel->output);
+    return Status::success();
+  }
+
 private:
+  static std::vector<CompileStage> stages() {
+    return {{"llvm-ir", false,
+             "the optimized LLVM IR the AMDGPU back end receives"},
+            {"asm", false, "AMDGPU assembly"},
+            {"hsaco", true,
+             "the code object (ELF shared object, what hipModuleLoadData "
+             "takes)"}};
+  }
+
+  static std::vector<CompileOption> options() {
+    return {
+        CompileOption::integer("num_warps", 1, 32, "", "",
+                               "wavefronts per workgroup (a power of 2, at "
+                               "most 1024 work-items); default: the "
+                               "kernel's, else 4"),
+        CompileOption::integer("num_stages", 1, 8, "", "",
+                               "software-pipelining depth of dot loops; "
+                               "default: the kernel's, else 3"),
+        CompileOption::choice("code_object_version", "4|5", "5",
+                              "TEGULA_AMD_CODE_OBJECT_VERSION",
+                              "AMDHSA code object version"),
+        CompileOption::integer("waves_per_eu", 0, 10, "0", "",
+                               "amdgpu-waves-per-eu: the fewest waves per "
+                               "execution unit to budget registers for; 0 "
+                               "lets LLVM decide"),
+        CompileOption::flag("matrix_units", true, "TEGULA_AMD_MATRIX_UNITS",
+                            "tl.dot on MFMA (gfx90a, gfx942) or WMMA "
+                            "(gfx1100) where they take it; 0: fused "
+                            "multiply-adds"),
+        CompileOption::text("llvm_passes", "", "TEGULA_AMD_LLVM_PASSES",
+                            "LLVM new-pass-manager pipeline replacing "
+                            "default<O2> (e.g. default<O1>)"),
+    };
+  }
+
   /// Fills the device list; returns why there is no device, or "".
   std::string discover() {
     tegula::backend::VendorLibrary library("HIP runtime");

@@ -63,12 +63,19 @@ operandRegisters(DistLowerer &l, tile::DotOp op, Value operand, int64_t opIdx,
 /// The first registers of |layout| (lane 0 of warp 0) that make one
 /// instruction's fragment of |elements| elements per warp, or nothing when
 /// the layout has fewer registers or they leave the instruction tile
-/// |extent| (per dimension of the tile's last two).
+/// |extent| (per dimension of the tile's last two). Lanes whose lane-id bit
+/// has a zero basis hold the same elements as their partner (AMD's WMMA
+/// operands: lanes 16-31 repeat lanes 0-15), so each lane holds
+/// elements x 2^(zero lane bases) / warpSize of them.
 std::optional<ArrayRef<Coords>> fragmentOf(const DistLowerer &l,
                                            const DistLayout &layout,
                                            int64_t elements,
                                            std::pair<int64_t, int64_t> extent) {
-  int64_t count = elements / l.warpSize;
+  int64_t copies = 1;
+  for (const Coords &basis : layout.laneBases)
+    if (llvm::all_of(basis, [](int64_t c) { return c == 0; }))
+      copies *= 2;
+  int64_t count = elements * copies / l.warpSize;
   if (count < 1 || count > layout.getNumRegs())
     return std::nullopt;
   ArrayRef<Coords> fragment =

@@ -1,0 +1,198 @@
+//===- AmdCodegen.cpp - LLVM IR to AMDGPU code ----------------------------===//
+
+#include "AmdCodegen.h"
+
+#include "AmdTargetHooks.h"
+
+#include "tegula/BackendKit/CompileSupport.h"
+
+#include "llvm/IR/CallingConv.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+// LLVM's AMDGPU target (libLLVM exports every built target's initializers;
+// naming only these keeps the other targets out).
+extern "C" void LLVMInitializeAMDGPUTargetInfo();
+extern "C" void LLVMInitializeAMDGPUTarget();
+extern "C" void LLVMInitializeAMDGPUTargetMC();
+extern "C" void LLVMInitializeAMDGPUAsmPrinter();
+
+using namespace llvm;
+using namespace tegula::amd;
+
+namespace {
+
+Error fail(const Twine &message) {
+  return tegula::backend::oneLineError(message);
+}
+
+Expected<std::unique_ptr<TargetMachine>> createMachine(const AmdTarget &arch) {
+  initializeAMDGPUTarget();
+  std::string lookupError;
+  const Target *target = TargetRegistry::lookupTarget(kAmdTriple, lookupError);
+  if (!target)
+    return fail("LLVM has no AMDGPU target: " + lookupError);
+  TargetOptions options;
+  // Multiplies and adds may fuse (v_fma_f32, v_pk_fma_f32), as Triton's
+  // enable_fp_fusion lets them.
+  options.AllowFPOpFusion = FPOpFusion::Fast;
+  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
+      kAmdTriple, arch.name, arch.features(), options, std::nullopt,
+      std::nullopt, CodeGenOptLevel::Default));
+  if (!machine)
+    return fail(Twine("cannot create an AMDGPU target machine for ") +
+                arch.name);
+  return machine;
+}
+
+/// The width of the floating-point element type a call to |function|
+/// computes on (its result's, else its first parameter's); 0 for none.
+unsigned floatBitsOf(const Function &function) {
+  Type *type = function.getReturnType();
+  if (!type->getScalarType()->isFloatingPointTy() &&
+      function.arg_size() > 0)
+    type = function.getArg(0)->getType();
+  Type *scalar = type->getScalarType();
+  return scalar->isFloatingPointTy() ? scalar->getPrimitiveSizeInBits() : 0;
+}
+
+} // namespace
+
+void tegula::amd::initializeAMDGPUTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
+                                    const AmdTarget &target,
+                                    const AmdKernelConfig &config) {
+  Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
+  if (!machine)
+    return machine.takeError();
+  Function *entry = module.getFunction(kernel);
+  if (!entry || entry->isDeclaration())
+    return fail("the module defines no kernel @" + kernel);
+  module.setTargetTriple(kAmdTriple);
+  module.setDataLayout((*machine)->createDataLayout());
+
+  entry->setCallingConv(CallingConv::AMDGPU_KERNEL);
+  std::string threads = std::to_string(config.threads);
+  // Launched with exactly num_warps x wave size work-items in x.
+  entry->addFnAttr("amdgpu-flat-work-group-size", threads + "," + threads);
+  entry->addFnAttr("uniform-work-group-size", "true");
+  if (config.wavesPerEu)
+    entry->addFnAttr("amdgpu-waves-per-eu",
+                     std::to_string(config.wavesPerEu));
+  entry->addFnAttr("target-cpu", target.name);
+  entry->addFnAttr("target-features", target.features());
+  module.addModuleFlag(Module::Error, "amdhsa_code_object_version",
+                       config.codeObjectVersion * 100);
+
+  // The lowering's scratch: a fixed-size LDS array, so that the code
+  // object's group segment is exactly what the lowering computed.
+  if (GlobalVariable *lds = module.getGlobalVariable(kLdsSymbol, true)) {
+    if (lds->getAddressSpace() != 3 || !lds->isDeclaration())
+      return fail(Twine("the module has a symbol @") + kLdsSymbol +
+                  " that is not the LDS array");
+    if (config.ldsBytes > 0) {
+      auto *type = ArrayType::get(Type::getInt8Ty(module.getContext()),
+                                  config.ldsBytes);
+      auto *sized = new GlobalVariable(
+          module, type, /*isConstant=*/false, GlobalValue::InternalLinkage,
+          UndefValue::get(type), "", nullptr, GlobalValue::NotThreadLocal,
+          /*AddressSpace=*/3);
+      sized->setAlignment(Align(16));
+      lds->replaceAllUsesWith(sized);
+      lds->eraseFromParent();
+      sized->setName(kLdsSymbol);
+      // Kept whole: GlobalOpt would otherwise split it into the pieces the
+      // code touches, and the group segment would no longer be the LDS
+      // the kernel's metadata reports (the AMDGPU back end takes it off
+      // the list again when it lays out LDS).
+      appendToCompilerUsed(module, {sized});
+    } else if (lds->use_empty()) {
+      lds->eraseFromParent();
+    }
+  }
+  tegula::backend::internalizeAllBut(module, kernel);
+  return Error::success();
+}
+
+Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
+                                     const AmdTarget &target,
+                                     StringRef custom) {
+  if (module.getTargetTriple() != kAmdTriple)
+    return fail("the module is not ready for AMDGPU (triple '" +
+                module.getTargetTriple() + "'): run prepareForAMDGPU first");
+  Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
+  if (!machine)
+    return machine.takeError();
+  tegula::backend::LLVMDiagnosticCapture diagnostics(module.getContext());
+  std::string problems;
+  raw_string_ostream problemStream(problems);
+  if (verifyModule(module, &problemStream))
+    return fail("the LLVM IR of kernel " + kernel +
+                " is invalid: " + problemStream.str());
+
+  StringRef pipeline = custom.empty() ? StringRef("default<O2>") : custom;
+  // A lane has no SIMD of its own to vectorize for: 128-bit accesses come
+  // from the layouts.
+  if (Error error = tegula::backend::runLLVMPipeline(
+          module, machine->get(), pipeline, /*vectorize=*/false))
+    return fail((!custom.empty() ? "llvm_passes='" + pipeline.str() +
+                                       "' is not an LLVM pass pipeline: "
+                        : std::string("the built-in LLVM pipeline does not "
+                                      "parse: ")) +
+                toString(std::move(error)));
+  if (std::string errors = diagnostics.text(); !errors.empty())
+    return fail("optimizing kernel " + kernel + " failed: " + errors);
+
+  // What the optimized code calls, before the code generator sees it.
+  for (Function &function : module) {
+    if (!function.isDeclaration() || function.use_empty())
+      continue;
+    StringRef name = function.getName();
+    if (!function.isIntrinsic())
+      return fail("kernel " + kernel + " calls @" + name +
+                  ", which has no implementation on AMD GPUs (no device "
+                  "library is linked)");
+    if (std::string why =
+            checkIntrinsic(target, name, floatBitsOf(function));
+        !why.empty())
+      return fail("kernel " + kernel + " needs @" + name + " (" + why +
+                  "), which amd:" + target.name + " cannot compile");
+  }
+  return Error::success();
+}
+
+Expected<std::string> tegula::amd::emitAMDGPU(Module &module,
+                                              const AmdTarget &target,
+                                              bool assembly) {
+  Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
+  if (!machine)
+    return machine.takeError();
+  if (module.getTargetTriple() != kAmdTriple)
+    return fail("the module is not ready for AMDGPU (triple '" +
+                module.getTargetTriple() + "'): run prepareForAMDGPU first");
+  return tegula::backend::emitMachineCode(module, **machine, assembly,
+                                         "the AMDGPU back end", target.name);
+}

@@ -1,0 +1,502 @@
+//===- AmdCompilerTest.cpp - The AMD plugin's compiler, no GPU ------------===//
+//
+// What the AMD plugin's compiler makes, checked on any machine (no AMD GPU
+// is reachable; nothing here runs on one):
+//  - AmdTargets: the capability table; every matrix instruction a row lists
+//    compiles for that row's architecture (an MFMA or WMMA in the object),
+//    so the table cannot claim what LLVM would abort on; what a target
+//    lacks (MFMA on gfx1100, WMMA on gfx942, f64 sin, an unknown amdgcn
+//    intrinsic, an external call) is an error naming it, not an abort.
+//  - AmdMatrixUnits: the lane maps of MFMA 32x32x8 / 16x16x16 and WMMA
+//    16x16x16 as the layouts give them, against a CPU model of each
+//    instruction written from the ISA documents' formulas, and a CPU
+//    multiply through both that must agree with a plain matrix product.
+//  - AmdCodegen / AmdLinker: hand-written LLVM IR to an hsaco (ELF, AMDGPU
+//    machine) with the kernel attributes and the code object version.
+//  - AmdImage: the round trip, and bad images refused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AmdCodegen.h"
+#include "AmdImage.h"
+#include "AmdLinker.h"
+#include "AmdMatrixUnits.h"
+#include "AmdTargets.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tegula;
+using namespace tegula::amd;
+
+namespace {
+
+const AmdTarget &target(const char *name) {
+  const AmdTarget *found = findAmdTarget(name);
+  EXPECT_NE(found, nullptr) << name;
+  return *found;
+}
+
+std::unique_ptr<llvm::Module> parseIR(const std::string &text,
+                                      llvm::LLVMContext &context) {
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(text, error, context);
+  if (!module) {
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    error.print("test", os);
+    ADD_FAILURE() << os.str();
+  }
+  return module;
+}
+
+/// Prepares, optimizes and emits |module|'s kernel @k for |arch|: the
+/// assembly, or the error's message prefixed with "error: ".
+std::string compileIR(llvm::Module &module, const AmdTarget &arch,
+                      unsigned codeObjectVersion = 5) {
+  AmdKernelConfig config;
+  config.threads = 2 * arch.waveSize;
+  config.codeObjectVersion = codeObjectVersion;
+  if (llvm::Error error = prepareForAMDGPU(module, "k", arch, config))
+    return "error: " + llvm::toString(std::move(error));
+  if (llvm::Error error = optimizeForAMDGPU(module, "k", arch))
+    return "error: " + llvm::toString(std::move(error));
+  llvm::Expected<std::string> assembly = emitAMDGPU(module, arch, true);
+  if (!assembly)
+    return "error: " + llvm::toString(assembly.takeError());
+  return *assembly;
+}
+
+/// A kernel @k(ptr addrspace(1) %p) calling |callee| on zeros (immediate
+/// operands 0) and storing the result to %p.
+std::unique_ptr<llvm::Module> callKernel(llvm::LLVMContext &context,
+                                         llvm::Function *(*declare)(
+                                             llvm::Module &)) {
+  auto module = std::make_unique<llvm::Module>("test", context);
+  llvm::Function *callee = declare(*module);
+  auto *ptr = llvm::PointerType::get(context, 1);
+  auto *kernel = llvm::Function::Create(
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr}, false),
+      llvm::Function::ExternalLinkage, "k", *module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", kernel));
+  llvm::SmallVector<llvm::Value *> args;
+  for (llvm::Type *type : callee->getFunctionType()->params())
+    args.push_back(llvm::Constant::getNullValue(type));
+  llvm::Value *result = b.CreateCall(callee, args);
+  b.CreateStore(result, kernel->getArg(0));
+  b.CreateRetVoid();
+  return module;
+}
+
+llvm::Function *declareNamed(llvm::Module &module, llvm::StringRef name,
+                             llvm::ArrayRef<llvm::Type *> overloads) {
+  llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(name);
+  EXPECT_NE(id, llvm::Intrinsic::not_intrinsic) << name.str();
+  return llvm::Intrinsic::getDeclaration(&module, id, overloads);
+}
+
+/// The overload types of a WMMA intrinsic in its wave32 form (C/D, A/B).
+llvm::SmallVector<llvm::Type *> wmmaOverloads(llvm::LLVMContext &context,
+                                              llvm::StringRef name) {
+  auto *f32 = llvm::Type::getFloatTy(context);
+  auto *i32 = llvm::Type::getInt32Ty(context);
+  if (name.ends_with(".f16"))
+    return {llvm::FixedVectorType::get(f32, 8),
+            llvm::FixedVectorType::get(llvm::Type::getHalfTy(context), 16)};
+  if (name.ends_with(".bf16"))
+    return {llvm::FixedVectorType::get(f32, 8),
+            llvm::FixedVectorType::get(llvm::Type::getInt16Ty(context), 16)};
+  return {llvm::FixedVectorType::get(i32, 8),
+          llvm::FixedVectorType::get(i32, 4)};
+}
+
+std::string intrinsicName;
+llvm::SmallVector<llvm::Type *> intrinsicOverloads;
+llvm::Function *declareCurrent(llvm::Module &module) {
+  return declareNamed(module, intrinsicName, intrinsicOverloads);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The capability table
+//===----------------------------------------------------------------------===//
+
+TEST(AmdTargets, TableRows) {
+  EXPECT_EQ(getAmdTargetNames(),
+            (std::vector<std::string>{"gfx90a", "gfx942", "gfx1100"}));
+  EXPECT_EQ(target("gfx90a").waveSize, 64u);
+  EXPECT_EQ(target("gfx942").waveSize, 64u);
+  EXPECT_EQ(target("gfx1100").waveSize, 32u);
+  EXPECT_TRUE(target("gfx942").mfma);
+  EXPECT_FALSE(target("gfx942").wmma);
+  EXPECT_TRUE(target("gfx1100").wmma);
+  EXPECT_FALSE(target("gfx1100").mfma);
+  EXPECT_EQ(target("gfx1100").features(), "+wavefrontsize32");
+  EXPECT_EQ(findAmdTarget("gfx908"), nullptr);
+  for (const AmdTarget &arch : getAmdTargets())
+    EXPECT_EQ(arch.ldsBytes, 65536u) << arch.name;
+}
+
+TEST(AmdTargets, IntrinsicChecks) {
+  const AmdTarget &cdna = target("gfx942"), &rdna = target("gfx1100");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.amdgcn.ds.bpermute", 0), "");
+  EXPECT_EQ(checkIntrinsic(rdna, "llvm.amdgcn.update.dpp.i32", 0), "");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.amdgcn.mfma.f32.32x32x8f16", 0), "");
+  EXPECT_EQ(checkIntrinsic(rdna, "llvm.amdgcn.mfma.f32.32x32x8f16", 0),
+            "MFMA (a CDNA matrix unit) is not available on amd:gfx1100");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v16f16", 0),
+            "WMMA (an RDNA3 matrix unit) is not available on amd:gfx942");
+  // gfx942 dropped the gfx90a i8 and old bf16 forms (llc-19: Cannot select).
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.amdgcn.mfma.i32.32x32x8i8", 0),
+            "this MFMA instruction is not available on amd:gfx942");
+  EXPECT_EQ(checkIntrinsic(target("gfx90a"), "llvm.amdgcn.mfma.i32.32x32x8i8", 0), "");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.amdgcn.mov.dpp8", 0),
+            "DPP8 is not available on amd:gfx942");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.amdgcn.s.sendmsg", 0),
+            "the intrinsic is not in the AMD plugin's capability table on "
+            "amd:gfx942");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.sin.f32", 32), "");
+  EXPECT_NE(checkIntrinsic(cdna, "llvm.sin.f64", 64), "");
+  EXPECT_NE(checkIntrinsic(cdna, "llvm.tanh.f32", 32), "");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.sinh.f32", 32),
+            "AMDGPU has no instruction or library call for it");
+  EXPECT_EQ(checkIntrinsic(cdna, "llvm.fma.f64", 64), "");
+}
+
+// Every matrix instruction of a row compiles for its architecture: the
+// table lists nothing LLVM 19 would abort on.
+TEST(AmdTargets, EveryListedMatrixInstructionCompiles) {
+  for (const AmdTarget &arch : getAmdTargets()) {
+    for (const AmdMatrixShape &shape : arch.matrixShapes) {
+      SCOPED_TRACE(std::string(arch.name) + " " + shape.intrinsic);
+      llvm::LLVMContext context;
+      intrinsicName = std::string("llvm.amdgcn.") + shape.intrinsic;
+      intrinsicOverloads.clear();
+      if (llvm::StringRef(shape.intrinsic).starts_with("wmma."))
+        intrinsicOverloads = wmmaOverloads(context, shape.intrinsic);
+      auto module = callKernel(context, declareCurrent);
+      std::string assembly = compileIR(*module, arch);
+      ASSERT_EQ(assembly.rfind("error: ", 0), std::string::npos) << assembly;
+      EXPECT_NE(assembly.find(arch.wmma ? "v_wmma_" : "v_mfma_"),
+                std::string::npos);
+    }
+  }
+}
+
+// What a target lacks is an error before code generation: LLVM would
+// abort the process with `Cannot select`.
+TEST(AmdCodegen, MissingInstructionsAreErrorsNotAborts) {
+  struct Case {
+    const char *arch, *intrinsic, *message;
+  };
+  for (const Case &c : std::initializer_list<Case>{
+           {"gfx1100", "llvm.amdgcn.mfma.f32.32x32x8f16",
+            "kernel k needs @llvm.amdgcn.mfma.f32.32x32x8f16 (MFMA (a CDNA "
+            "matrix unit) is not available on amd:gfx1100), which "
+            "amd:gfx1100 cannot compile"},
+           {"gfx942", "llvm.amdgcn.mfma.f32.32x32x4.xf32", ""},
+           {"gfx90a", "llvm.amdgcn.mfma.f32.32x32x4.xf32",
+            "this MFMA instruction is not available on amd:gfx90a"},
+           {"gfx942", "llvm.amdgcn.wmma.f32.16x16x16.f16",
+            "WMMA (an RDNA3 matrix unit) is not available on amd:gfx942"},
+       }) {
+    SCOPED_TRACE(std::string(c.arch) + " " + c.intrinsic);
+    llvm::LLVMContext context;
+    intrinsicName = c.intrinsic;
+    intrinsicOverloads.clear();
+    if (llvm::StringRef(c.intrinsic).contains(".wmma."))
+      intrinsicOverloads = wmmaOverloads(context, c.intrinsic);
+    auto module = callKernel(context, declareCurrent);
+    std::string result = compileIR(*module, target(c.arch));
+    if (!*c.message)
+      EXPECT_EQ(result.rfind("error: ", 0), std::string::npos) << result;
+    else
+      EXPECT_NE(result.find(c.message), std::string::npos) << result;
+  }
+}
+
+TEST(AmdCodegen, MathAndCallsTheTargetLacksAreErrors) {
+  llvm::LLVMContext context;
+  auto sin64 = parseIR(R"ll(
+define void @k(ptr addrspace(1) %p) {
+  %x = load double, ptr addrspace(1) %p
+  %y = call double @llvm.sin.f64(double %x)
+  store double %y, ptr addrspace(1) %p
+  ret void
+}
+declare double @llvm.sin.f64(double)
+)ll",
+                       context);
+  EXPECT_EQ(compileIR(*sin64, target("gfx942")),
+            "error: kernel k needs @llvm.sin.f64 (AMDGPU has no f64 instruction "
+            "or library call for it (no device library is linked)), which "
+            "amd:gfx942 cannot compile");
+  auto external = parseIR(R"ll(
+define void @k(ptr addrspace(1) %p) {
+  %x = load float, ptr addrspace(1) %p
+  %y = call float @expf(float %x)
+  store float %y, ptr addrspace(1) %p
+  ret void
+}
+declare float @expf(float)
+)ll",
+                          context);
+  EXPECT_EQ(compileIR(*external, target("gfx1100")),
+            "error: kernel k calls @expf, which has no implementation on AMD "
+            "GPUs (no device library is linked)");
+}
+
+//===----------------------------------------------------------------------===//
+// Code objects
+//===----------------------------------------------------------------------===//
+
+TEST(AmdCodegen, KernelToHsaco) {
+  for (unsigned version : {4u, 5u}) {
+    SCOPED_TRACE(version);
+    llvm::LLVMContext context;
+    auto module = parseIR(R"ll(
+@tegula_lds = external addrspace(3) global [0 x i8], align 16
+define void @k(ptr addrspace(1) %p) {
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  %slot = getelementptr i32, ptr addrspace(3) @tegula_lds, i32 %tid
+  store i32 %tid, ptr addrspace(3) %slot
+  call void @llvm.amdgcn.s.barrier()
+  %v = load i32, ptr addrspace(3) @tegula_lds
+  store i32 %v, ptr addrspace(1) %p
+  ret void
+}
+define void @helper() { ret void }
+declare i32 @llvm.amdgcn.workitem.id.x()
+declare void @llvm.amdgcn.s.barrier()
+)ll",
+                          context);
+    const AmdTarget &arch = target("gfx942");
+    AmdKernelConfig config;
+    config.threads = 128;
+    config.ldsBytes = 512;
+    config.codeObjectVersion = version;
+    ASSERT_FALSE(bool(prepareForAMDGPU(*module, "k", arch, config)));
+    llvm::Function *kernel = module->getFunction("k");
+    EXPECT_EQ(kernel->getCallingConv(), llvm::CallingConv::AMDGPU_KERNEL);
+    EXPECT_EQ(kernel->getFnAttribute("amdgpu-flat-work-group-size")
+                  .getValueAsString(),
+              "128,128");
+    EXPECT_TRUE(module->getFunction("helper")->hasInternalLinkage());
+    llvm::GlobalVariable *lds = module->getGlobalVariable("tegula_lds", true);
+    ASSERT_NE(lds, nullptr);
+    EXPECT_FALSE(lds->isDeclaration());
+    EXPECT_EQ(module->getDataLayout().getTypeAllocSize(lds->getValueType()),
+              512u);
+    ASSERT_FALSE(bool(optimizeForAMDGPU(*module, "k", arch)));
+    llvm::Expected<std::string> object = emitAMDGPU(*module, arch, false);
+    ASSERT_TRUE(bool(object)) << llvm::toString(object.takeError());
+    llvm::Expected<std::string> hsaco = linkCodeObject(*object);
+    ASSERT_TRUE(bool(hsaco)) << llvm::toString(hsaco.takeError());
+    ASSERT_GT(hsaco->size(), 64u);
+    EXPECT_EQ(hsaco->substr(0, 4), "\x7f" "ELF");
+    // e_ident[EI_OSABI] 64 (AMDGPU HSA); EI_ABIVERSION 2 for v4, 3 for v5.
+    EXPECT_EQ(static_cast<unsigned char>((*hsaco)[7]), 64u);
+    EXPECT_EQ(static_cast<unsigned char>((*hsaco)[8]), version == 4 ? 2u : 3u);
+    // e_type ET_DYN (a shared object), e_machine EM_AMDGPU (224).
+    EXPECT_EQ(static_cast<unsigned char>((*hsaco)[16]), 3u);
+    EXPECT_EQ(static_cast<unsigned char>((*hsaco)[18]), 224u);
+  }
+}
+
+TEST(AmdLinker, NotAnObjectIsAnError) {
+  llvm::Expected<std::string> hsaco = linkCodeObject("not an object");
+  ASSERT_FALSE(bool(hsaco));
+  EXPECT_NE(llvm::toString(hsaco.takeError()).find("lld cannot link"),
+            std::string::npos);
+}
+
+TEST(AmdImage, RoundTripAndRefusals) {
+  AmdImage image;
+  image.kernelName = "k";
+  image.target = "amd:gfx1100";
+  image.arch = "gfx1100";
+  image.numWarps = 4;
+  image.argSizes = {8, 4};
+  image.waveSize = 32;
+  image.codeObjectVersion = 4;
+  image.ldsBytes = 1024;
+  image.hsaco = std::string("\x7f" "ELF", 4) + std::string(60, '\0');
+  std::string bytes = writeAmdImage(image);
+  llvm::Expected<AmdImage> read = readAmdImage(bytes.data(), bytes.size());
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->kernelName, "k");
+  EXPECT_EQ(read->waveSize, 32u);
+  EXPECT_EQ(read->codeObjectVersion, 4u);
+  EXPECT_EQ(read->ldsBytes, 1024u);
+  EXPECT_EQ(read->argSizes, (std::vector<uint32_t>{8, 4}));
+  EXPECT_EQ(read->hsaco, image.hsaco);
+
+  llvm::Expected<AmdImage> garbage = readAmdImage("garbage!", 8);
+  EXPECT_FALSE(bool(garbage));
+  llvm::consumeError(garbage.takeError());
+  image.hsaco = "not elf";
+  bytes = writeAmdImage(image);
+  llvm::Expected<AmdImage> notElf = readAmdImage(bytes.data(), bytes.size());
+  ASSERT_FALSE(bool(notElf));
+  EXPECT_EQ(llvm::toString(notElf.takeError()),
+            "invalid AMD kernel image: the payload is not an ELF code object");
+}
+
+//===----------------------------------------------------------------------===//
+// MFMA and WMMA lane maps against CPU models of the instructions
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Coords = std::pair<int64_t, int64_t>;
+
+/// The coordinates register |r| of lane |l| holds in |layout| (warp 0).
+Coords elementOf(const backend::LinearLayout &layout, int64_t r, int64_t l) {
+  Coords at{0, 0};
+  auto apply = [&](const llvm::SmallVector<backend::LayoutCoords> &bases,
+                   int64_t index) {
+    for (size_t bit = 0; bit < bases.size(); ++bit)
+      if (index >> bit & 1) {
+        at.first ^= bases[bit][0];
+        at.second ^= bases[bit][1];
+      }
+  };
+  apply(layout.reg, r);
+  apply(layout.lane, l);
+  return at;
+}
+
+/// One instruction as the ISA documents place its operands: for lane |l|
+/// and register |r|, the element of A (m, k), of B (k, n), of D (m, n).
+struct InstructionModel {
+  const char *arch;
+  int64_t size, k, wave, aRegs, dRegs;
+  Coords (*a)(int64_t l, int64_t r);
+  Coords (*b)(int64_t l, int64_t r);
+  Coords (*d)(int64_t l, int64_t r);
+};
+
+const InstructionModel kModels[] = {
+    // v_mfma_f32_32x32x8f16 (CDNA3 ISA, 7.1): A/B 4 halves, D 16 floats.
+    {"gfx942", 32, 8, 64, 4, 16,
+     [](int64_t l, int64_t r) { return Coords{l % 32, 4 * (l / 32) + r}; },
+     [](int64_t l, int64_t r) { return Coords{4 * (l / 32) + r, l % 32}; },
+     [](int64_t l, int64_t r) {
+       return Coords{8 * (r / 4) + 4 * (l / 32) + r % 4, l % 32};
+     }},
+    // v_mfma_f32_16x16x16f16: A/B 4 halves, D 4 floats.
+    {"gfx90a", 16, 16, 64, 4, 4,
+     [](int64_t l, int64_t r) { return Coords{l % 16, 4 * (l / 16) + r}; },
+     [](int64_t l, int64_t r) { return Coords{4 * (l / 16) + r, l % 16}; },
+     [](int64_t l, int64_t r) { return Coords{4 * (l / 16) + r, l % 16}; }},
+    // v_wmma_f32_16x16x16_f16, wave32 (RDNA3 ISA, 7.9): A/B 16 halves
+    // (lanes 16-31 repeat 0-15), D 8 floats, even rows in lanes 0-15.
+    {"gfx1100", 16, 16, 32, 16, 8,
+     [](int64_t l, int64_t r) { return Coords{l % 16, r}; },
+     [](int64_t l, int64_t r) { return Coords{r, l % 16}; },
+     [](int64_t l, int64_t r) { return Coords{2 * r + l / 16, l % 16}; }},
+};
+
+} // namespace
+
+TEST(AmdMatrixUnits, LaneMapsMatchTheInstructions) {
+  for (const InstructionModel &model : kModels) {
+    SCOPED_TRACE(std::string(model.arch) + " " + std::to_string(model.size));
+    const AmdTarget &arch = target(model.arch);
+    AmdMatrixUnit unit(arch);
+    backend::DotProblem dot;
+    dot.m = dot.n = model.size;
+    dot.k = model.k;
+    dot.numWarps = 1;
+    std::optional<backend::MatrixInstruction> instr =
+        unit.selectInstruction(dot);
+    ASSERT_TRUE(instr.has_value());
+    EXPECT_EQ(instr->m, unsigned(model.size));
+    EXPECT_EQ(instr->k, unsigned(model.k));
+    backend::MatrixLayout layout =
+        unit.getResultLayout({model.size, model.size}, *instr, 1);
+    std::string error;
+    auto d = unit.getLinearLayout(layout, {model.size, model.size}, -1, 0, error);
+    auto a = unit.getLinearLayout(layout, {model.size, model.k}, 0, 0, error);
+    auto b = unit.getLinearLayout(layout, {model.k, model.size}, 1, 0, error);
+    ASSERT_TRUE(succeeded(d) && succeeded(a) && succeeded(b)) << error;
+    EXPECT_EQ(int64_t(1) << d->reg.size(), model.dRegs);
+    EXPECT_EQ(int64_t(1) << a->reg.size(), model.aRegs);
+    EXPECT_EQ(int64_t(1) << b->reg.size(), model.aRegs);
+    EXPECT_EQ(int64_t(1) << d->lane.size(), model.wave);
+    for (int64_t l = 0; l < model.wave; ++l) {
+      for (int64_t r = 0; r < model.dRegs; ++r)
+        ASSERT_EQ(elementOf(*d, r, l), model.d(l, r)) << "D lane " << l << " reg " << r;
+      for (int64_t r = 0; r < model.aRegs; ++r) {
+        ASSERT_EQ(elementOf(*a, r, l), model.a(l, r)) << "A lane " << l << " reg " << r;
+        ASSERT_EQ(elementOf(*b, r, l), model.b(l, r)) << "B lane " << l << " reg " << r;
+      }
+    }
+
+    // A multiply on the CPU through the lane maps: each lane's fragments
+    // taken from A and B as the layouts place them, the instruction
+    // computing D by the ISA's placement, equals the matrix product.
+    std::mt19937 random(42);
+    std::uniform_int_distribution<int> value(-4, 4);
+    std::map<Coords, double> A, B;
+    for (int64_t i = 0; i < model.size; ++i)
+      for (int64_t k = 0; k < model.k; ++k) {
+        A[{i, k}] = value(random);
+        B[{k, i}] = value(random);
+      }
+    // What each lane holds, by the layouts.
+    std::map<Coords, double> seenA, seenB;
+    for (int64_t l = 0; l < model.wave; ++l)
+      for (int64_t r = 0; r < model.aRegs; ++r) {
+        seenA[elementOf(*a, r, l)] = A[elementOf(*a, r, l)];
+        seenB[elementOf(*b, r, l)] = B[elementOf(*b, r, l)];
+      }
+    EXPECT_EQ(seenA.size(), size_t(model.size * model.k));
+    EXPECT_EQ(seenB.size(), size_t(model.size * model.k));
+    for (int64_t l = 0; l < model.wave; ++l)
+      for (int64_t r = 0; r < model.dRegs; ++r) {
+        Coords at = elementOf(*d, r, l);
+        double sum = 0;
+        for (int64_t k = 0; k < model.k; ++k)
+          sum += seenA[{at.first, k}] * seenB[{k, at.second}];
+        double expected = 0;
+        for (int64_t k = 0; k < model.k; ++k)
+          expected += A[{at.first, k}] * B[{k, at.second}];
+        ASSERT_EQ(sum, expected);
+      }
+  }
+}
+
+TEST(AmdMatrixUnits, Selection) {
+  AmdMatrixUnit mfma(target("gfx942")), wmma(target("gfx1100"));
+  EXPECT_EQ(mfma.getKind(), "amd.mfma");
+  EXPECT_EQ(wmma.getKind(), "amd.wmma");
+  backend::DotProblem dot;
+  dot.m = 64;
+  dot.n = 128;
+  dot.k = 64;
+  EXPECT_EQ(mfma.selectInstruction(dot)->m, 32u);
+  EXPECT_EQ(wmma.selectInstruction(dot)->m, 16u);
+  dot.m = 16;
+  EXPECT_EQ(mfma.selectInstruction(dot)->m, 16u);
+  dot.aType = dot.bType = TG_TYPE_F32;
+  EXPECT_FALSE(mfma.selectInstruction(dot).has_value());
+  dot.aType = dot.bType = TG_TYPE_BF16;
+  EXPECT_TRUE(wmma.selectInstruction(dot).has_value());
+  dot.k = 8;
+  EXPECT_FALSE(wmma.selectInstruction(dot).has_value());
+}

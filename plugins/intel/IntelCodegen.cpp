@@ -217,7 +217,11 @@ Expected<std::string> tegula::intel::translateToSPIRV(StringRef translator,
   run.program = translator.str();
   // SPIR-V 1.4 at most: what Intel's runtimes accept (the OpenCL CPU
   // runtime reads IL 1.0-1.4).
-  run.args = {"--spirv-max-version=1.4", "{in}", "-o", "{out}"};
+  // Multiplies and adds may fuse into FMAs, as Triton's enable_fp_fusion
+  // (on by default) and the NVIDIA plugin allow: without it the translator
+  // marks kernels ContractionOff, which forbids Intel's compiler to fuse.
+  run.args = {"--spirv-max-version=1.4", "--spirv-fp-contract=fast", "{in}",
+              "-o", "{out}"};
   run.input = bitcode;
   run.inputSuffix = "bc";
   run.outputSuffix = "spv";

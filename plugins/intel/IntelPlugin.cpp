@@ -126,7 +126,7 @@ IntelStage toIntelStage(const std::string &stage) {
 class IntelPlugin : public PluginBase {
 public:
   IntelPlugin()
-      : PluginBase({"intel", "0.2.0", "Intel (through Level Zero)",
+      : PluginBase({"intel", "0.1.0", "Intel (through Level Zero)",
                     getIntelTargetNames(), intelStages(), intelOptions()}) {}
 
   /// Compiles for one of the targets, with or without a device; the kit

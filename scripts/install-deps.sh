@@ -49,6 +49,20 @@ else
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Intel's OpenCL CPU runtime (proprietary licence, ~300 MB download, ~850 MB
+# installed), from PyPI into a venv of its own: it runs the intel plugin's
+# SPIR-V on this CPU (tests/lit/Intel/run-opencl-cpu.test). Found by the
+# tests at $TEGULA_INTEL_OPENCL_VENV, default below; TEGULA_SKIP_INTEL_OPENCL=1
+# skips it.
+INTEL_OPENCL_VENV=${TEGULA_INTEL_OPENCL_VENV:-/opt/tegula-intel-opencl}
+if [ "${TEGULA_SKIP_INTEL_OPENCL:-0}" != 1 ] &&
+   [ ! -e "$INTEL_OPENCL_VENV/lib/libintelocl.so" ]; then
+  echo "install-deps: installing Intel's OpenCL CPU runtime into $INTEL_OPENCL_VENV"
+  $SUDO /usr/bin/python3 -m venv "$INTEL_OPENCL_VENV"
+  $SUDO "$INTEL_OPENCL_VENV/bin/pip" install --quiet --no-input \
+    intel-opencl-rt intel-cmplr-lib-rt
+fi
+
 missing_pip=()
 for entry in "${PIP_PACKAGES[@]}"; do
   if ! /usr/bin/python3 -c "import ${entry#*:}" 2>/dev/null; then

@@ -1,17 +1,32 @@
-//===- IntelPlugin.cpp - The Intel plugin: discovery through Level Zero ---===//
+//===- IntelPlugin.cpp - The Intel plugin ---------------------------------===//
 //
-// Enumerates Intel GPUs through the Level Zero loader (libze_loader.so.1),
+// `intel`: Intel GPUs through the Level Zero loader (libze_loader.so.1),
 // loaded at run time, so the plugin loads everywhere and says why there is
 // no device where no Intel GPU driver is installed. Types come from
 // Debian's ze_api.h; nothing is linked. Written with the SDK's C++ kit
 // (tegula/BackendKit/PluginBase.h), which provides the function table.
-// Compiling comes in a later issue: compile answers TG_ERROR_UNIMPLEMENTED,
-// and so do memory, streams and launch (the kit's defaults).
+//
+//  - Discovery: every GPU the loader lists, mapped to a compile target by
+//    its PCI device ID (IntelTargets.h).
+//  - Compile: tile bytecode -> sub-group layouts -> distributed LLVM
+//    dialect -> spir64 LLVM IR -> llvm-spirv-15 -> SPIR-V validated in
+//    process (IntelCompiler.h), with the stages llvm-ir, spirv and
+//    spirv-asm. Needs no device.
+//  - Memory, streams and launch: not yet (the kit's defaults answer
+//    TG_ERROR_UNIMPLEMENTED).
 //
 //===----------------------------------------------------------------------===//
 
+#include "IntelCompiler.h"
+#include "IntelTargets.h"
+
 #include "tegula/BackendKit/PluginBase.h"
+#include "tegula/BackendKit/TileCompile.h"
 #include "tegula/BackendKit/VendorLibrary.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <level_zero/ze_api.h>
 
@@ -19,11 +34,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 using namespace tegula::plugin;
+using namespace tegula::intel;
+using tegula::backend::toStatus;
 
 namespace {
 
@@ -65,12 +83,93 @@ std::string describe(ze_result_t result) {
 /// A Level Zero GPU: its properties, filled once at discovery.
 using ZeDevice = PropertiesDevice;
 
+/// What a compile can stop at besides the image.
+std::vector<CompileStage> intelStages() {
+  return {
+      {"llvm-ir", false,
+       "the spir64 LLVM IR the SPIR-V translator reads (after the LLVM passes and the "
+       "LLVM 15 bitcode rewrite)"},
+      {"spirv", true, "the SPIR-V module, validated"},
+      {"spirv-asm", false, "the validated SPIR-V module, disassembled"},
+  };
+}
+
+/// Every option that changes the code.
+std::vector<CompileOption> intelOptions() {
+  return {
+      CompileOption::integer(
+          "num_warps", 1, 64, "", "",
+          "sub-groups per work-group (default: the kernel's, else 4)"),
+      CompileOption::integer(
+          "num_stages", 1, 8, "", "",
+          "software-pipelining depth of loops with shared-memory operands "
+          "(default: the kernel's)"),
+      CompileOption::choice(
+          "sub_group_size", "16|32", "", "TEGULA_INTEL_SUB_GROUP_SIZE",
+          "work-items per sub-group, the warp of the layouts (default: "
+          "16)"),
+  };
+}
+
+IntelStage toIntelStage(const std::string &stage) {
+  if (stage == "llvm-ir")
+    return IntelStage::LLVMIR;
+  if (stage == "spirv")
+    return IntelStage::SPIRV;
+  if (stage == "spirv-asm")
+    return IntelStage::SPIRVAssembly;
+  return IntelStage::Image;
+}
+
 class IntelPlugin : public PluginBase {
 public:
-  // Intel images are portable SPIR-V: one target for every Intel GPU.
   IntelPlugin()
       : PluginBase({"intel", "0.1.0", "Intel (through Level Zero)",
-                    {"spirv64"}}) {}
+                    getIntelTargetNames(), intelStages(), intelOptions()}) {}
+
+  /// Compiles for one of the targets, with or without a device; the kit
+  /// has checked the stage and the options against the declarations.
+  Status compile(const CompileRequest &request,
+                 std::unique_ptr<CompiledImage> &image) override {
+    IntelCompileOptions options;
+    options.target = request.target;
+    options.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+    options.numStages = static_cast<unsigned>(request.integer("num_stages"));
+    options.subGroupSize =
+        static_cast<unsigned>(request.integer("sub_group_size"));
+    options.stage = toIntelStage(request.stage);
+
+    // One context per compile: compiles run concurrently and share nothing.
+    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+    tegula::backend::prepareCompileContext(context);
+    llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
+                          request.bytecode ? request.bytecodeSize : 0);
+    auto module = tegula::backend::readTileBytecode(bytes, context);
+    if (!module)
+      return toStatus(module.takeError());
+    llvm::Expected<IntelKernel> kernel = compileTileModule(**module, options);
+    if (!kernel)
+      return toStatus(kernel.takeError());
+    // TEGULA_TIME_STAGES=1: each stage's time on stderr.
+    if (const char *time = std::getenv("TEGULA_TIME_STAGES");
+        time && llvm::StringRef(time) == "1")
+      kernel->clock.print(llvm::errs(), "tegula intel", kernel->image->name);
+    switch (options.stage) {
+    case IntelStage::LLVMIR:
+      kernel->image->data = std::move(kernel->llvmIR);
+      break;
+    case IntelStage::SPIRV:
+      kernel->image->data = std::move(kernel->spirv);
+      break;
+    case IntelStage::SPIRVAssembly:
+      kernel->image->data = std::move(kernel->spirvAssembly);
+      break;
+    case IntelStage::Image:
+      break;
+    }
+    image = std::move(kernel->image);
+    return Status::success();
+  }
 
   /// Loads the loader and lists the GPUs; on failure leaves the list empty
   /// and says why (no device is not an error).
@@ -129,12 +228,11 @@ private:
     if (ze.deviceGetProperties(device, &props) != ZE_RESULT_SUCCESS ||
         props.type != ZE_DEVICE_TYPE_GPU)
       return nullptr;
-    // Level Zero 1.8 names no architecture; the PCI device ID identifies it
-    // exactly and is what a compiler maps to a GPU generation.
-    char arch[32];
-    std::snprintf(arch, sizeof(arch), "pci_0x%04x", props.deviceId);
+    // Level Zero 1.8 names no architecture; the PCI device ID identifies
+    // the GPU generation, and with it the compile target.
     auto dev = std::make_unique<ZeDevice>(
-        *this, props.name[0] ? props.name : "Intel GPU", arch);
+        *this, props.name[0] ? props.name : "Intel GPU",
+        intelTargetForDeviceId(props.deviceId).name);
 
     tg_device_properties &p = dev->props;
     // A sub-slice is an Xe core, the unit a work-group runs on.

@@ -1,0 +1,251 @@
+//===- IntelTargetHooks.cpp - What the lowering asks an Intel GPU ---------===//
+
+#include "IntelTargetHooks.h"
+
+#include "tegula/BackendKit/HookSupport.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace tegula::intel;
+using tegula::backend::Axis;
+using tegula::backend::ShuffleKind;
+
+namespace {
+
+constexpr unsigned kSharedSpace = 3;
+/// OpenCL's constant address space (UniformConstant), where printf's format
+/// must live.
+constexpr unsigned kConstantSpace = 2;
+/// OpExtInst printf, by the name the translator gives it in LLVM IR.
+constexpr const char *kPrintfFunction = "_Z18__spirv_ocl_printfPU3AS2cz";
+/// Names of the string constants the hooks add: <prefix><n>.
+constexpr const char *kStringPrefix = "tegula_intel_str_";
+/// CLK_LOCAL_MEM_FENCE of OpenCL C.
+constexpr int32_t kLocalMemFence = 1;
+
+Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
+  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
+                                          builder.getI32IntegerAttr(value));
+}
+
+/// Calls OpenCL builtin |name| of |type| with |args|, declaring it in the
+/// enclosing module on first use; null (after an error at |loc|) when it
+/// cannot be declared.
+Value callBuiltin(OpBuilder &builder, Location loc, StringRef name,
+                  LLVM::LLVMFunctionType type, ValueRange args) {
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
+  if (!module) {
+    emitError(loc) << "intel target hooks: " << name
+                   << " is built outside a module";
+    return nullptr;
+  }
+  if (failed(tegula::backend::declareExternalFunction(
+          builder, loc, module, name, type, "intel target hooks")))
+    return nullptr;
+  auto call = builder.create<LLVM::CallOp>(loc, type, name, args);
+  return isa<LLVM::LLVMVoidType>(type.getReturnType()) ? Value()
+                                                       : call.getResult();
+}
+
+/// size_t |name|(uint dimension), the work-item functions, as an i32.
+Value callWorkItemFunction(OpBuilder &builder, Location loc, StringRef name,
+                           unsigned dimension) {
+  Type i32 = builder.getI32Type();
+  auto type = LLVM::LLVMFunctionType::get(builder.getI64Type(), {i32});
+  Value result = callBuiltin(builder, loc, name, type,
+                             {constantI32(builder, loc, dimension)});
+  if (!result)
+    return builder.create<LLVM::PoisonOp>(loc, i32);
+  // Ids and counts of a launch fit in 32 bits (the launcher checks the
+  // grid against them).
+  return builder.create<LLVM::TruncOp>(loc, i32, result);
+}
+
+/// C's printf format |format| as OpenCL C's printf reads it: 64-bit
+/// integers take the length modifier "l" there ("ll" is reserved).
+std::string toOpenCLFormat(StringRef format) {
+  std::string out;
+  for (size_t i = 0; i < format.size(); ++i) {
+    out += format[i];
+    if (format[i] != '%')
+      continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      out += format[++i];
+      continue;
+    }
+    // Flags and width, then "ll" becomes "l".
+    size_t j = i + 1;
+    while (j < format.size() && StringRef("-+ #0123456789.").contains(format[j]))
+      out += format[j++];
+    if (format.substr(j).starts_with("ll")) {
+      out += 'l';
+      j += 2;
+    }
+    i = j - 1;
+  }
+  return out;
+}
+
+/// Calls OpenCL's printf (__spirv_ocl_printf, the translator's name for
+/// OpExtInst printf) with |format| as a constant string in address space 2
+/// (UniformConstant). f64 arguments (C's promotion of %f) are passed as
+/// f32: Xe-HPG has no fp64, and OpenCL's %f takes either.
+LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
+                         ArrayRef<Value> args) {
+  MLIRContext *context = builder.getContext();
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
+  if (!module)
+    return emitError(loc) << "intel print: the code is not inside a module";
+  Type constantPtr = LLVM::LLVMPointerType::get(context, kConstantSpace);
+  auto type = LLVM::LLVMFunctionType::get(builder.getI32Type(), {constantPtr},
+                                          /*isVarArg=*/true);
+  if (failed(tegula::backend::declareExternalFunction(
+          builder, loc, module, kPrintfFunction, type, "intel target hooks")))
+    return failure();
+  SmallVector<Value> operands = {builder.create<LLVM::AddressOfOp>(
+      loc, tegula::backend::getOrCreateStringGlobal(
+               builder, loc, module, kStringPrefix, toOpenCLFormat(format),
+               kConstantSpace))};
+  for (Value arg : args)
+    operands.push_back(arg.getType().isF64()
+                           ? builder.create<LLVM::FPTruncOp>(
+                                 loc, builder.getF32Type(), arg)
+                           : arg);
+  auto call = builder.create<LLVM::CallOp>(loc, type, kPrintfFunction,
+                                           operands);
+  call.setVarCalleeTypeAttr(TypeAttr::get(type));
+  return success();
+}
+
+/// The three program ids, for "pid (x, y, z)".
+SmallVector<Value> programIds(OpBuilder &builder, Location loc) {
+  return {callWorkItemFunction(builder, loc, "_Z12get_group_idj", 0),
+          callWorkItemFunction(builder, loc, "_Z12get_group_idj", 1),
+          callWorkItemFunction(builder, loc, "_Z12get_group_idj", 2)};
+}
+
+} // namespace
+
+void tegula::intel::loadIntelHookDialects(MLIRContext &context) {
+  context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
+}
+
+Value IntelTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
+                                       Axis axis) const {
+  return callWorkItemFunction(builder, loc, "_Z12get_group_idj",
+                              static_cast<unsigned>(axis));
+}
+
+Value IntelTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
+                                         Axis axis) const {
+  return callWorkItemFunction(builder, loc, "_Z14get_num_groupsj",
+                              static_cast<unsigned>(axis));
+}
+
+Value IntelTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
+  return callWorkItemFunction(builder, loc, "_Z12get_local_idj", 0);
+}
+
+void IntelTargetHooks::buildBarrier(OpBuilder &builder, Location loc) const {
+  MLIRContext *context = builder.getContext();
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                          {builder.getI32Type()});
+  callBuiltin(builder, loc, "_Z7barrierj", type,
+              {constantI32(builder, loc, kLocalMemFence)});
+}
+
+Value IntelTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
+                                     Value value, ShuffleKind kind,
+                                     Value offset) const {
+  Type type = value.getType();
+  if (!type.isInteger(32) && !type.isF32()) {
+    emitError(loc) << "intel shuffle: cannot shuffle a value of type " << type
+                   << " (i32 or f32 only; the caller splits wider values)";
+    return builder.create<LLVM::PoisonOp>(loc, type);
+  }
+  // The Itanium mangling of gentype f(gentype, uint): 'f' for float, 'j'
+  // for uint (an i32 is shuffled as its bits, so signedness is moot).
+  std::string name;
+  switch (kind) {
+  case ShuffleKind::Xor:
+    name = "_Z21sub_group_shuffle_xor";
+    break;
+  case ShuffleKind::Up:
+    name = "_Z20sub_group_shuffle_up";
+    break;
+  case ShuffleKind::Down:
+    name = "_Z22sub_group_shuffle_down";
+    break;
+  case ShuffleKind::Index:
+    name = "_Z17sub_group_shuffle";
+    break;
+  }
+  name += type.isF32() ? "fj" : "jj";
+  auto functionType =
+      LLVM::LLVMFunctionType::get(type, {type, builder.getI32Type()});
+  Value result = callBuiltin(builder, loc, name, functionType, {value, offset});
+  if (!result)
+    return builder.create<LLVM::PoisonOp>(loc, type);
+  return result;
+}
+
+Value IntelTargetHooks::buildScratchBase(OpBuilder &builder,
+                                         Location loc) const {
+  MLIRContext *context = builder.getContext();
+  Type sharedPtr = LLVM::LLVMPointerType::get(context, kSharedSpace);
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
+  if (!module) {
+    emitError(loc) << "intel target hooks: the scratch base is asked for "
+                      "outside a module";
+    return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
+  }
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemorySymbol);
+  if (!global) {
+    if (module.lookupSymbol(kSharedMemorySymbol)) {
+      emitError(loc) << "intel target hooks: the module already has a symbol @"
+                     << kSharedMemorySymbol
+                     << " that is not the shared local memory array";
+      return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    // Sized by the code generator once the lowering knows the scratch.
+    global = builder.create<LLVM::GlobalOp>(
+        loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
+        Attribute(), /*alignment=*/16, kSharedSpace);
+  }
+  return builder.create<LLVM::AddressOfOp>(loc, global);
+}
+
+LogicalResult IntelTargetHooks::buildPrint(OpBuilder &builder, Location loc,
+                                           StringRef prefix, Value index,
+                                           Value value, bool isSigned,
+                                           bool hex) const {
+  FailureOr<tegula::backend::PrintfCall> call =
+      tegula::backend::formatDevicePrint(builder, loc, programIds(builder, loc),
+                                         prefix, index, value, isSigned, hex,
+                                         "intel print");
+  if (failed(call))
+    return failure();
+  return callPrintf(builder, loc, call->format, call->args);
+}
+
+LogicalResult IntelTargetHooks::buildAssertFailure(
+    OpBuilder &builder, Location loc, StringRef message, StringRef file,
+    unsigned line, StringRef function, Value index) const {
+  // The host plugin's line; the kernel goes on (see the header).
+  FailureOr<tegula::backend::PrintfCall> call =
+      tegula::backend::formatAssertFailure(builder, loc,
+                                           programIds(builder, loc), message,
+                                           file, line, function, index,
+                                           "intel assert");
+  if (failed(call))
+    return failure();
+  return callPrintf(builder, loc, call->format, call->args);
+}

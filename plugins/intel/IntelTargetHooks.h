@@ -1,0 +1,107 @@
+//===- IntelTargetHooks.h - What the lowering asks an Intel GPU -*- C++ -*-===//
+//
+// TargetHooks for SPIR-V kernels under the OpenCL execution model, built
+// with LLVM dialect ops only: the sub-group is the warp (16 or 32
+// work-items), global memory is address space 1 (CrossWorkgroup) and shared
+// local memory 3 (Workgroup). Each primitive is a call of an OpenCL C
+// builtin by its Itanium-mangled name, which the SPIR-V translator turns
+// into SPIR-V (IntelCodegen.h gives every call the spir_func convention):
+//
+//   program id / count   get_group_id(axis) / get_num_groups(axis)
+//   thread id            get_local_id(0)   (work-groups are 1-D)
+//   barrier              barrier(CLK_LOCAL_MEM_FENCE): OpControlBarrier
+//                        Workgroup, Workgroup, SequentiallyConsistent |
+//                        WorkgroupMemory
+//   shuffles             sub_group_shuffle{_xor,_up,_down,}
+//                        (cl_khr_subgroup_shuffle[_relative]):
+//                        OpGroupNonUniformShuffle{Xor,Up,Down,}. Unlike
+//                        CUDA's shfl, up/down from a lane outside the
+//                        sub-group is undefined; the lowering uses xor only.
+//   scratch              the module's `tegula_shared` array in address
+//                        space 3, declared [0 x i8] here and given the
+//                        kernel's scratch size by the code generator: a
+//                        Workgroup variable (SLM), no launch argument.
+//
+// tl.device_print calls OpenCL's printf (OpExtInst printf) with the host
+// plugin's line; so does a failed tl.device_assert, with the line the host
+// makes its launch error of, but the kernel then goes on and the launch
+// does not fail: SPIR-V for OpenCL has no way to stop a kernel (no abort;
+// IGC's __assert_fail is not portable to the CPU runtime). An op a hook
+// cannot build is refused with an error at its location, which
+// IntelCompiler.h makes TG_ERROR_UNIMPLEMENTED (kUnsupportedMarker).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_PLUGINS_INTEL_INTELTARGETHOOKS_H
+#define TEGULA_PLUGINS_INTEL_INTELTARGETHOOKS_H
+
+#include "tegula/BackendKit/TargetHooks.h"
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace tegula::intel {
+
+/// The symbol of the shared local memory array the scratch base points to.
+inline constexpr const char *kSharedMemorySymbol = "tegula_shared";
+/// What a hook's refusal of an op says; IntelCompiler.h looks for it.
+inline constexpr const char *kUnsupportedMarker =
+    "is not supported by the intel plugin yet";
+
+/// Intel's answers to the generic lowering. Stateless: one instance may
+/// serve concurrent compiles. A hook that cannot build what it is asked
+/// emits an error at |loc| and returns a poison value (or failure).
+class IntelTargetHooks : public backend::TargetHooks {
+public:
+  explicit IntelTargetHooks(unsigned subGroupSize)
+      : subGroupSize(subGroupSize) {}
+
+  unsigned getWarpSize() const override { return subGroupSize; }
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
+
+  /// get_group_id(axis), truncated to i32.
+  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
+                             backend::Axis axis) const override;
+  /// get_num_groups(axis), truncated to i32.
+  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
+                               backend::Axis axis) const override;
+  /// get_local_id(0), truncated to i32.
+  mlir::Value buildThreadId(mlir::OpBuilder &builder,
+                            mlir::Location loc) const override;
+  /// barrier(CLK_LOCAL_MEM_FENCE).
+  void buildBarrier(mlir::OpBuilder &builder,
+                    mlir::Location loc) const override;
+  /// sub_group_shuffle_xor / _up / _down / sub_group_shuffle of an i32 or
+  /// f32 across the sub-group.
+  mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
+                           mlir::Value value, backend::ShuffleKind kind,
+                           mlir::Value offset) const override;
+  /// The address of the module's `tegula_shared` array (address space 3),
+  /// declared on first use.
+  mlir::Value buildScratchBase(mlir::OpBuilder &builder,
+                               mlir::Location loc) const override;
+  /// printf("pid (%u, %u, %u) idx (%ld) PREFIX VALUE\n", ...).
+  mlir::LogicalResult buildPrint(mlir::OpBuilder &builder, mlir::Location loc,
+                                 llvm::StringRef prefix, mlir::Value index,
+                                 mlir::Value value, bool isSigned,
+                                 bool hex) const override;
+  /// printf("device_assert failed at FILE:LINE in FUNCTION: MESSAGE
+  /// (program (x, y, z), element i)\n"); the kernel goes on.
+  mlir::LogicalResult
+  buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                     llvm::StringRef message, llvm::StringRef file,
+                     unsigned line, llvm::StringRef function,
+                     mlir::Value index) const override;
+
+private:
+  unsigned subGroupSize;
+};
+
+/// Loads the dialects IntelTargetHooks builds with (LLVM, arith).
+void loadIntelHookDialects(mlir::MLIRContext &context);
+
+} // namespace tegula::intel
+
+#endif // TEGULA_PLUGINS_INTEL_INTELTARGETHOOKS_H

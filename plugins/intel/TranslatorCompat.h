@@ -1,0 +1,52 @@
+//===- TranslatorCompat.h - LLVM 19 IR the SPIR-V translator reads -*- C++ -*-===//
+//
+// Debian ships the Khronos SPIR-V translator only for LLVM 15
+// (llvm-spirv-15, run as a program: its library links libLLVM-15). Its
+// bitcode reader refuses what LLVM 16-19 added: attribute kinds it does
+// not know ("Unknown attribute kind (86)": every intrinsic declaration
+// carries memory(none)) and flags on instructions that had none in LLVM 15
+// ("Invalid record": trunc nuw/nsw, zext/uitofp nneg). The translator
+// itself refuses floating-point atomicrmw. This step rewrites a module so
+// that both accept it, keeping its meaning:
+//
+//   - attributes LLVM 15 lacks are dropped from functions, their returns
+//     and parameters and from call sites (memory, range, writable,
+//     dead_on_unwind, initializes, nofpclass, allockind, and the newer
+//     function attributes); they only ever add information;
+//   - the poison-generating flags LLVM 15 lacks are dropped (trunc nuw/nsw,
+//     zext/uitofp nneg, or disjoint, getelementptr nusw/nuw but inbounds);
+//   - atomicrmw fadd/fsub/fmax/fmin become compare-and-swap loops on the
+//     value's bits (LLVM's expandAtomicRMWToCmpXchg), which the translator
+//     turns into OpAtomicCompareExchange;
+//   - freeze (which translator 15 cannot translate) becomes its operand:
+//     SPIR-V has no poison;
+//   - debug information is stripped (LLVM 19 writes debug records LLVM 15
+//     cannot read).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TEGULA_PLUGINS_INTEL_TRANSLATORCOMPAT_H
+#define TEGULA_PLUGINS_INTEL_TRANSLATORCOMPAT_H
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace tegula::intel {
+
+/// Rewrites |module| as above. Returns the number of atomics expanded.
+unsigned makeTranslatorCompatible(llvm::Module &module);
+
+/// Splits every phi of a struct or array type into one phi per scalar
+/// field, the aggregate rebuilt after the phis. Translator 15 types the
+/// pointer members of an aggregate by guessing their pointee types, and
+/// the guess for a loop-carried aggregate (a tl.make_block_ptr descriptor
+/// { ptr, [2 x i64], ... }) differs from its operands' ("The Object type
+/// (OpTypePointer) does not match the type that results from indexing into
+/// the Composite"). Run before the optimizer, which then folds the
+/// rebuilt aggregates into their uses. Returns the number of phis split.
+unsigned splitAggregatePhis(llvm::Module &module);
+
+} // namespace tegula::intel
+
+#endif // TEGULA_PLUGINS_INTEL_TRANSLATORCOMPAT_H

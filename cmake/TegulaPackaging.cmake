@@ -122,8 +122,8 @@ set(_tegula_vendor_amd "AMD GPUs, through the HIP runtime (loaded at run time)")
 set(_tegula_vendor_intel "Intel GPUs, through Level Zero (loaded at run time)")
 set(_tegula_vendor_host "the host CPU")
 set(_tegula_codegen_nvidia "compiling kernels\n to PTX and cubin with LLVM's NVPTX target and ptxas, when found")
-set(_tegula_codegen_amd "its code\n generator comes in a later release")
-set(_tegula_codegen_intel "${_tegula_codegen_amd}")
+set(_tegula_codegen_amd "compiling kernels\n to code objects (hsaco) with LLVM's AMDGPU target and lld; launching\n comes in a later release")
+set(_tegula_codegen_intel "compiling kernels\n to SPIR-V through llvm-spirv-15, validated with SPIRV-Tools; launching\n comes in a later release")
 set(_tegula_codegen_host "compiling kernels\n for it with LLVM and running them on a thread pool")
 foreach(backend IN LISTS TEGULA_PACKAGE_PLUGINS)
   string(TOUPPER plugin-${backend} _component)
@@ -133,10 +133,9 @@ foreach(backend IN LISTS TEGULA_PACKAGE_PLUGINS)
   if(TEGULA_DPKG_SHLIBDEPS)
     set(CPACK_DEBIAN_${_component}_PACKAGE_SHLIBDEPS ON)
     # As for the core: libLLVM's package named by hand (dpkg-shlibdeps finds
-    # no shlibs for it through the llvm-19-dev symlink).
-    if(backend STREQUAL "host" OR backend STREQUAL "nvidia")
-      string(APPEND CPACK_DEBIAN_${_component}_PACKAGE_DEPENDS ", libllvm19")
-    endif()
+    # no shlibs for it through the llvm-19-dev symlink). Every plugin
+    # compiles, so every one links it.
+    string(APPEND CPACK_DEBIAN_${_component}_PACKAGE_DEPENDS ", libllvm19")
   endif()
   set(CPACK_COMPONENT_${_component}_DESCRIPTION
     "Tegula backend plugin: ${backend}\n Finds and drives ${_tegula_vendor_${backend}} for Tegula (${_tegula_codegen_${backend}}).\n Installs lib/tegula/plugins/libtegula_plugin_${backend}.so, where\n libtegula_runtime finds it.")

@@ -14,14 +14,14 @@ from . import _runtime as _rt
 from ._runtime import TegulaError, RuntimeLibraryNotFound, OutOfMemoryError
 from ._compiler import CompilationError, CompilerLibraryNotFound
 from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
-from ._container import Container, load, compile  # noqa: F401
+from ._container import Container, load, compile, warmup  # noqa: F401
 
 __all__ = [
     "TegulaError", "RuntimeLibraryNotFound", "OutOfMemoryError", "CompilationError",
     "CompilerLibraryNotFound", "Runtime", "Device", "Buffer", "Stream", "Event",
     "runtime", "devices", "device", "default_device", "abi_version", "jit",
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
-    "import_triton_file", "load", "compile", "Container",
+    "import_triton_file", "load", "compile", "warmup", "Container",
 ]
 
 __version__ = "0.1.0"

@@ -240,3 +240,57 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     container = Container(path)
     container.failed = failed
     return container
+
+
+def warmup(fn, signature, targets, num_warps=4, num_stages=3, runtime=None, **options):
+    """Fills the on-disk kernel cache (docs/python.md) with |fn| compiled for
+    each device target in |targets| (``"nvidia:sm_90"``, ``"host:x86_64"``:
+    the targets devices report, ``tegula.devices()[i].target``), so that a
+    later launch of that specialization on such a device loads it instead of
+    compiling. |signature| is the launch's whole specialization as
+    ``CompiledKernel.signature`` spells it, constexpr literals included
+    (``"*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"``). No device is needed.
+    Returns the cache keys' targets it stored."""
+    from . import Runtime
+    from . import _compiler, _diskcache
+    from ._launch import _read_source
+    from ._jit import _option_text
+    if not _diskcache.enabled():
+        raise RuntimeError("%s: the disk cache is off (TEGULA_CACHE_DIR=none, or no "
+                           "libtegula_kernel_cache)" % fn.__name__)
+    targets = [targets] if isinstance(targets, str) else list(targets)
+    opts = tuple(sorted((k, _option_text(fn, k, v)) for k, v in options.items()))
+    source = _read_source(fn)
+    bytecode = _compiler.compile_kernel(source, fn.__name__, signature,
+                                        file_name=fn.source_file, num_warps=num_warps,
+                                        num_stages=num_stages)
+    all_opts = (("num_warps", str(num_warps)), ("num_stages", str(num_stages))) + opts
+    copts = (_rt.tg_compile_option * len(all_opts))(
+        *[_rt.tg_compile_option(k.encode(), v.encode()) for k, v in all_opts])
+    rt = runtime if runtime is not None else Runtime()
+    lib = rt._lib
+    stored = []
+    try:
+        for t in targets:
+            image = ctypes.c_void_p()
+            try:
+                _rt.check(lib, lib.tegula_runtime_compile(
+                    rt._require(), t.encode(), bytecode, len(bytecode), copts, len(all_opts),
+                    ctypes.byref(image)))
+            except _rt.TegulaError as e:
+                raise type(e)("%s: compiling for %s failed: %s" % (fn.__name__, t, e.message),
+                              e.code) from None
+            try:
+                blob = _diskcache.one_image_container(
+                    lib, lib.tegula_image_get_metadata(image), lib.tegula_image_get_data(image),
+                    lib.tegula_image_get_size(image))
+            finally:
+                lib.tegula_image_destroy(image)
+            key = _diskcache.Key(source, signature, None, (("kernel", fn.__name__),) + all_opts,
+                                 runtime=rt, target=t)
+            _diskcache.store(key, blob)
+            stored.append(t)
+    finally:
+        if runtime is None:
+            rt.close()
+    return stored

@@ -82,10 +82,14 @@ def _identity(path):
 class Key:
     """A cache key; holds the ctypes memory the C struct points into."""
 
-    def __init__(self, source, signature, device, options):
+    def __init__(self, source, signature, device, options, runtime=None, target=None):
+        """The key of a launch on |device|, or (|device| None) of one on a
+        device of |target| of |runtime|'s plugins."""
         from . import _compiler
-        rt = device._runtime
-        version, plugin_path = rt._plugin_identity.get(device.backend, ("", ""))
+        rt = runtime if device is None else device._runtime
+        target = target if device is None else device.target
+        backend = target.split(":")[0]
+        version, plugin_path = rt._plugin_identity.get(backend, ("", ""))
         env = ["env:%s=%s" % (name, "<unset>" if value is None else os.fsdecode(value))
                for name, value in zip(_rt._option_env_names, _rt.option_environment())]
         try:
@@ -105,8 +109,8 @@ class Key:
         k.signature = signature.encode()
         k.options = self._array
         k.num_options = len(self._texts)
-        k.target = device.target.encode()
-        k.plugin_name = device.backend.encode()
+        k.target = target.encode()
+        k.plugin_name = backend.encode()
         k.plugin_version = version.encode()
         self.struct = k
 

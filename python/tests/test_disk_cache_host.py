@@ -81,3 +81,26 @@ def test_none_turns_it_off(tmp_path):
     assert run("none") == 0
     assert run("none") == 0
     assert not os.path.exists("none") or not entries("none")
+
+
+_WARMUP = r"""
+import os, sys, platform
+import tegula
+sys.path.insert(0, os.environ["KERNELS"])
+from kernels.add_kernel import add_kernel
+# The launch of _CHILD specializes n=1000 (not a multiple of 16) this way.
+print(tegula.warmup(add_kernel, "*fp32:16, *fp32:16, *fp32:16, i32, 256",
+                    ["host:" + platform.machine()]))
+"""
+
+
+def test_warmup_fills_the_cache_for_a_later_launch(tmp_path):
+    cache = tmp_path / "cache"
+    e = dict(os.environ, TEGULA_CACHE_DIR=str(cache),
+             KERNELS=os.path.dirname(os.path.abspath(__file__)))
+    e.pop("TEGULA_HOST_SIMT", None)
+    done = subprocess.run([sys.executable, "-c", _WARMUP], env=e, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert len(entries(cache)) == 1
+    assert run(cache) == 1

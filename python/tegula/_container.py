@@ -178,6 +178,45 @@ def load(path):
     return Container(path)
 
 
+def _images(fn, targets, bytecode, options, runtime, failed=None):
+    """Yields (target, metadata, data, size) of |bytecode| compiled for each
+    target through tegula_runtime_compile (the image is freed after the
+    caller's step). |options|: (key, value) texts. A target that does not
+    compile goes into |failed| ({target: message}) when it is a dict, else
+    raises TegulaError naming the kernel and the target."""
+    from . import Runtime
+    rt = runtime if runtime is not None else Runtime()
+    lib = rt._lib
+    copts, n = _rt.compile_option_array(options)
+    try:
+        for t in targets:
+            image = ctypes.c_void_p()
+            try:
+                _rt.check(lib, lib.tegula_runtime_compile(
+                    rt._require(), t.encode(), bytecode, len(bytecode), copts, n,
+                    ctypes.byref(image)))
+            except _rt.TegulaError as e:
+                if failed is not None:
+                    failed[t] = e.message
+                    continue
+                raise type(e)("%s: compiling for %s failed: %s" % (fn.__name__, t, e.message),
+                              e.code) from None
+            try:
+                yield (rt, t, lib.tegula_image_get_metadata(image),
+                       lib.tegula_image_get_data(image), lib.tegula_image_get_size(image))
+            finally:
+                lib.tegula_image_destroy(image)
+    finally:
+        if runtime is None:
+            rt.close()
+
+
+def _options(fn, num_warps, num_stages, options):
+    from ._jit import _option_text
+    return [("num_warps", str(num_warps)), ("num_stages", str(num_stages))] + sorted(
+        (k, _option_text(fn, k, v)) for k, v in options.items())
+
+
 def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stages=3,
             runtime=None, skip_failed=False, **options):
     """Compiles the @tegula.jit function |fn| ahead of time, for one target or
@@ -190,10 +229,9 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     (docs/compile-options.md). With |skip_failed|, a target that does not
     compile is left out and its error kept in the result's ``failed``
     ({target: message}); without, the first such error is raised."""
-    from . import Runtime
     from . import _compiler
     from ._launch import _read_source
-    from ._jit import _constexpr_literal, _option_text
+    from ._jit import _constexpr_literal
     targets = [target] if isinstance(target, str) else list(target)
     if not targets:
         raise ValueError("%s: tegula.compile needs at least one target" % fn.__name__)
@@ -201,44 +239,23 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     bytecode = _compiler.compile_kernel(
         _read_source(fn), fn.__name__, signature, file_name=fn.source_file,
         constexprs=literals, num_warps=num_warps, num_stages=num_stages)
-    opts = [("num_warps", str(num_warps)), ("num_stages", str(num_stages))] + sorted(
-        (k, _option_text(fn, k, v)) for k, v in options.items())
-    copts = (_rt.tg_compile_option * len(opts))(
-        *[_rt.tg_compile_option(k.encode(), v.encode()) for k, v in opts])
-    rt = runtime if runtime is not None else Runtime()
-    lib = rt._lib
+    lib = _rt.load_library()
     writer = ctypes.c_void_p()
     _rt.check(lib, lib.tegula_container_writer_create(ctypes.byref(writer)))
-    failed = {}
+    failed = {} if skip_failed else None
     try:
-        for t in targets:
-            image = ctypes.c_void_p()
-            try:
-                _rt.check(lib, lib.tegula_runtime_compile(
-                    rt._require(), t.encode(), bytecode, len(bytecode), copts, len(opts),
-                    ctypes.byref(image)))
-            except _rt.TegulaError as e:
-                if skip_failed:
-                    failed[t] = e.message
-                    continue
-                raise type(e)("%s: compiling for %s failed: %s" % (fn.__name__, t, e.message),
-                              e.code) from None
-            try:
-                _rt.check(lib, lib.tegula_container_writer_add(
-                    writer, lib.tegula_image_get_metadata(image),
-                    lib.tegula_image_get_data(image), lib.tegula_image_get_size(image)))
-            finally:
-                lib.tegula_image_destroy(image)
+        for _, _, metadata, data, size in _images(
+                fn, targets, bytecode, _options(fn, num_warps, num_stages, options), runtime,
+                failed):
+            _rt.check(lib, lib.tegula_container_writer_add(writer, metadata, data, size))
+        if failed is not None and len(failed) == len(targets):
+            raise _rt.TegulaError("%s: no target compiled: %s" % (fn.__name__, "; ".join(
+                "%s: %s" % item for item in failed.items())), 1)
         _rt.check(lib, lib.tegula_container_writer_write_file(writer, str(path).encode()))
     finally:
         lib.tegula_container_writer_destroy(writer)
-        if runtime is None:
-            rt.close()
-    if len(failed) == len(targets):
-        raise _rt.TegulaError("%s: no target compiled: %s" % (fn.__name__, "; ".join(
-            "%s: %s" % item for item in failed.items())), 1)
     container = Container(path)
-    container.failed = failed
+    container.failed = failed or {}
     return container
 
 
@@ -250,47 +267,23 @@ def warmup(fn, signature, targets, num_warps=4, num_stages=3, runtime=None, **op
     compiling. |signature| is the launch's whole specialization as
     ``CompiledKernel.signature`` spells it, constexpr literals included
     (``"*fp32:16, *fp32:16, *fp32:16, i32:16, 1024"``). No device is needed.
-    Returns the cache keys' targets it stored."""
-    from . import Runtime
+    Returns the targets it stored."""
     from . import _compiler, _diskcache
     from ._launch import _read_source
-    from ._jit import _option_text
     if not _diskcache.enabled():
         raise RuntimeError("%s: the disk cache is off (TEGULA_CACHE_DIR=none, or no "
                            "libtegula_kernel_cache)" % fn.__name__)
     targets = [targets] if isinstance(targets, str) else list(targets)
-    opts = tuple(sorted((k, _option_text(fn, k, v)) for k, v in options.items()))
     source = _read_source(fn)
     bytecode = _compiler.compile_kernel(source, fn.__name__, signature,
                                         file_name=fn.source_file, num_warps=num_warps,
                                         num_stages=num_stages)
-    all_opts = (("num_warps", str(num_warps)), ("num_stages", str(num_stages))) + opts
-    copts = (_rt.tg_compile_option * len(all_opts))(
-        *[_rt.tg_compile_option(k.encode(), v.encode()) for k, v in all_opts])
-    rt = runtime if runtime is not None else Runtime()
-    lib = rt._lib
+    opts = _options(fn, num_warps, num_stages, options)
     stored = []
-    try:
-        for t in targets:
-            image = ctypes.c_void_p()
-            try:
-                _rt.check(lib, lib.tegula_runtime_compile(
-                    rt._require(), t.encode(), bytecode, len(bytecode), copts, len(all_opts),
-                    ctypes.byref(image)))
-            except _rt.TegulaError as e:
-                raise type(e)("%s: compiling for %s failed: %s" % (fn.__name__, t, e.message),
-                              e.code) from None
-            try:
-                blob = _diskcache.one_image_container(
-                    lib, lib.tegula_image_get_metadata(image), lib.tegula_image_get_data(image),
-                    lib.tegula_image_get_size(image))
-            finally:
-                lib.tegula_image_destroy(image)
-            key = _diskcache.Key(source, signature, None, (("kernel", fn.__name__),) + all_opts,
-                                 runtime=rt, target=t)
-            _diskcache.store(key, blob)
-            stored.append(t)
-    finally:
-        if runtime is None:
-            rt.close()
+    for rt, t, metadata, data, size in _images(fn, targets, bytecode, opts, runtime):
+        # The key a launch on a device of |t| computes (_launch.get_kernel).
+        key = _diskcache.Key(source, signature, None, [("kernel", fn.__name__)] + opts,
+                             runtime=rt, target=t)
+        _diskcache.store(key, _diskcache.one_image_container(rt._lib, metadata, data, size))
+        stored.append(t)
     return stored

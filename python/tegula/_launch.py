@@ -452,12 +452,11 @@ class CompiledKernel(_Owned):
                 ("num_stages", str(num_stages))] + list(options)
         if not rt._declared_options.get(device.backend, False):
             opts.insert(0, ("kernel", fn.__name__))
-        copts = (_rt.tg_compile_option * len(opts))(
-            *[_rt.tg_compile_option(k.encode(), v.encode()) for k, v in opts])
+        copts, n = _rt.compile_option_array(opts)
         image = ctypes.c_void_p()
         try:
             _rt.check(lib, lib.tegula_device_compile(
-                device._require(), bytecode, len(bytecode), copts, len(opts),
+                device._require(), bytecode, len(bytecode), copts, n,
                 ctypes.byref(image)))
         except _rt.TegulaError as e:
             raise type(e)("%s: compiling for %s (%s) failed: %s" % (

@@ -114,6 +114,17 @@ _environ_data = getattr(os.environ, "_data", None) if os.name == "posix" else No
 option_names = set()
 
 
+def compile_option_array(pairs):
+    """(ctypes array of tg_compile_option, count) for (key, value) texts; the
+    array keeps the encoded strings alive."""
+    pairs = list(pairs)
+    keep = [(k.encode(), v.encode()) for k, v in pairs]
+    array = (tg_compile_option * max(len(keep), 1))(
+        *[tg_compile_option(k, v) for k, v in keep])
+    array._keep = keep
+    return array, len(keep)
+
+
 def add_option_env_names(names):
     """Records environment variables that compile options read."""
     for name in names:

@@ -77,12 +77,9 @@ llvm::Error checkLoweredIntrinsics(ModuleOp module, const AmdTarget &target) {
 /// |error| as TG_ERROR_UNIMPLEMENTED when it is a refusal of a feature the
 /// plugin or the target lacks (kAmdRefusalMarker), else unchanged.
 llvm::Error classify(llvm::Error error) {
-  auto [code, message] = takeCompileError(std::move(error));
-  if (message.find(kAmdRefusalMarker) != std::string::npos ||
-      message.find("which amd:") != std::string::npos ||
-      message.find("no implementation on AMD GPUs") != std::string::npos)
-    code = TG_ERROR_UNIMPLEMENTED;
-  return compileError(code, message);
+  return tegula::backend::unimplementedIfAny(
+      std::move(error),
+      {kAmdRefusalMarker, "which amd:", "no implementation on AMD GPUs"});
 }
 
 } // namespace

@@ -22,7 +22,6 @@
 using namespace mlir;
 using namespace tegula::intel;
 using tegula::backend::compileError;
-using tegula::backend::takeCompileError;
 
 namespace {
 
@@ -30,11 +29,8 @@ namespace {
 /// op this backend cannot express yet, or the lowering found none for it
 /// ("cannot lower 'tile.X': ..."); the message keeps the op's location.
 llvm::Error markUnimplemented(llvm::Error error) {
-  auto [code, message] = takeCompileError(std::move(error));
-  if (message.find(kUnsupportedMarker) != std::string::npos ||
-      message.find("cannot lower '") != std::string::npos)
-    code = TG_ERROR_UNIMPLEMENTED;
-  return compileError(code, message);
+  return tegula::backend::unimplementedIfAny(
+      std::move(error), {kUnsupportedMarker, "cannot lower '"});
 }
 
 } // namespace

@@ -28,7 +28,6 @@
 using namespace mlir;
 using namespace tegula::nvidia;
 using tegula::backend::compileError;
-using tegula::backend::takeCompileError;
 
 namespace {
 
@@ -187,15 +186,11 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   kernel.clock.lap("translation");
 
   if (llvm::Error error = optimizeForNVPTX(**llvmModule, name, kernel.arch,
-                                           options.llvmPasses)) {
-    auto [code, message] = takeCompileError(std::move(error));
-    bool missingFunction =
-        message.find("has no implementation on NVIDIA GPUs") !=
-        std::string::npos;
-    return compileError(missingFunction ? TG_ERROR_UNIMPLEMENTED
-                                        : TG_ERROR_INTERNAL,
-                        message);
-  }
+                                           options.llvmPasses))
+    // Its errors are plain ones (TG_ERROR_INTERNAL) but for a call of a
+    // function NVIDIA GPUs lack.
+    return tegula::backend::unimplementedIfAny(
+        std::move(error), {"has no implementation on NVIDIA GPUs"});
   kernel.clock.lap("llvm-opt");
   if (options.stage == CompileStage::LLVMIR) {
     llvm::raw_string_ostream os(kernel.llvmIR);

@@ -633,21 +633,19 @@ TEST(TileCompile, ErrorsBecomeStatuses) {
   EXPECT_EQ(code, TG_ERROR_INTERNAL);
   EXPECT_EQ(message, "plain error");
 
-  tegula::plugin::CompileRequest request;
-  request.options = {{"num_stages", "4"}, {"num_warps", "x"}};
-  unsigned value = 9;
-  EXPECT_TRUE(unsignedOption(request, "absent", 8, value).ok());
-  EXPECT_EQ(value, 9u);
-  EXPECT_TRUE(unsignedOption(request, "num_stages", 8, value).ok());
-  EXPECT_EQ(value, 4u);
-  tegula::plugin::Status bad = unsignedOption(request, "num_stages", 3, value);
-  EXPECT_EQ(bad.code(), TG_ERROR_INVALID_ARGUMENT);
-  EXPECT_EQ(bad.message(),
-            "compile option num_stages=4 is not a number from 1 to 3");
-  bad = unsignedOption(request, "num_warps", 32, value);
-  EXPECT_EQ(bad.message(),
-            "compile option num_warps=x is not a number from 1 to 32");
-  EXPECT_EQ(value, 4u);
+  // A refusal named by one of a backend's markers becomes UNIMPLEMENTED
+  // with its message kept; other errors and success pass as they are.
+  std::tie(code, message) = takeCompileError(unimplementedIfAny(
+      compileError(TG_ERROR_INTERNAL, "k.py:3:4: f64 sin has no implementation "
+                                      "on ACME"),
+      {"no such thing", "has no implementation on ACME"}));
+  EXPECT_EQ(code, TG_ERROR_UNIMPLEMENTED);
+  EXPECT_EQ(message, "k.py:3:4: f64 sin has no implementation on ACME");
+  std::tie(code, message) = takeCompileError(unimplementedIfAny(
+      compileError(TG_ERROR_INVALID_ARGUMENT, "bad option"), {"ACME"}));
+  EXPECT_EQ(code, TG_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "bad option");
+  EXPECT_FALSE(bool(unimplementedIfAny(llvm::Error::success(), {"ACME"})));
 }
 
 } // namespace

@@ -69,20 +69,17 @@ Status tegula::backend::toStatus(llvm::Error error) {
   return Status(code, message);
 }
 
-Status tegula::backend::unsignedOption(const CompileRequest &request,
-                                       const std::string &key, unsigned limit,
-                                       unsigned &value) {
-  const std::string *text = request.option(key);
-  if (!text)
-    return Status::success();
-  unsigned parsed = 0;
-  if (llvm::StringRef(*text).getAsInteger(10, parsed) || parsed == 0 ||
-      parsed > limit)
-    return Status(TG_ERROR_INVALID_ARGUMENT,
-                  "compile option " + key + "=" + *text +
-                      " is not a number from 1 to " + std::to_string(limit));
-  value = parsed;
-  return Status::success();
+llvm::Error
+tegula::backend::unimplementedIfAny(llvm::Error error,
+                                    llvm::ArrayRef<llvm::StringRef> markers) {
+  if (!error)
+    return error;
+  auto [code, message] = takeCompileError(std::move(error));
+  if (llvm::any_of(markers, [&](llvm::StringRef marker) {
+        return llvm::StringRef(message).contains(marker);
+      }))
+    code = TG_ERROR_UNIMPLEMENTED;
+  return compileError(code, message);
 }
 
 void StageClock::lap(const char *stage) {

@@ -35,6 +35,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -83,12 +84,12 @@ std::pair<int32_t, std::string> takeCompileError(llvm::Error error);
 /// |error| as the Status a plugin returns (success for no error).
 plugin::Status toStatus(llvm::Error error);
 
-/// The unsigned compile option |key| of |request| into |value| (untouched
-/// when absent); an error naming the option when it is not a number from 1
-/// to |limit|.
-plugin::Status unsignedOption(const plugin::CompileRequest &request,
-                              const std::string &key, unsigned limit,
-                              unsigned &value);
+/// |error| (consumed) with its code made TG_ERROR_UNIMPLEMENTED when its
+/// message contains one of |markers|: the words with which a backend's
+/// hooks or checks refuse a feature the target lacks. Other errors, and
+/// success, pass unchanged.
+llvm::Error unimplementedIfAny(llvm::Error error,
+                               llvm::ArrayRef<llvm::StringRef> markers);
 
 /// The wall-clock time of each stage of one compile, in order.
 class StageClock {

@@ -213,6 +213,6 @@ tegula::amd::compileTileModule(ModuleOp module,
   image.codeObjectVersion = options.codeObjectVersion;
   image.ldsBytes = lowered->scratchBytes;
   image.hsaco = std::move(*hsaco);
-  kernel.image->data = writeAmdImage(image);
+  kernel.image->data = tegula::backend::writeImage(image);
   return kernel;
 }

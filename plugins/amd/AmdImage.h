@@ -10,8 +10,9 @@
 // target is "amd:<arch>", shared_bytes the LDS a launch must add,
 // 0: the code object allocates its LDS statically), "lds_bytes"
 // (that static LDS, the lowering's scratch), "wave_size" and
-// "code_object_version", and one payload:
-// the hsaco.
+// "code_object_version", and one payload: the hsaco.
+// backend::writeImage and backend::readImage<AmdImage> encode and decode
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,24 +21,17 @@
 
 #include "tegula/BackendKit/KernelImage.h"
 
-#include "llvm/Support/Error.h"
-
-#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace tegula::amd {
 
-/// The magic bytes every AMD image begins with.
-inline constexpr char kAmdImageMagic[8] = {'T', 'G', 'A', 'M',
-                                           'D', 'H', 'S', 'A'};
-/// The format version this plugin writes and reads.
-inline constexpr uint32_t kAmdImageVersion = 1;
-/// The format: kAmdImageMagic, kAmdImageVersion, the hsaco.
-extern const backend::KernelImageFormat kAmdImageFormat;
-
 /// A decoded AMD image.
 struct AmdImage : backend::LaunchFields {
+  static constexpr backend::KernelImageFormat kFormat = {
+      "TGAMDHSA", /*version=*/1, /*numPayloads=*/1, "AMD kernel image",
+      "the amd plugin"};
+
   /// Lanes per wavefront of the code (64 or 32).
   uint32_t waveSize = 64;
   /// The code object version (4 or 5).
@@ -45,14 +39,17 @@ struct AmdImage : backend::LaunchFields {
   /// LDS bytes the code object allocates statically.
   uint64_t ldsBytes = 0;
   std::string hsaco;
+
+  template <typename Fields> void visit(Fields &fields) {
+    LaunchFields::visit(fields);
+    fields.oneOf("wave_size", waveSize, {32, 64});
+    fields.oneOf("code_object_version", codeObjectVersion, {4, 5});
+    fields.integer("lds_bytes", ldsBytes, 0, UINT32_MAX);
+    fields.payload(hsaco, "an ELF code object", /*minSize=*/4,
+                   /*prefix=*/"\x7f"
+                              "ELF");
+  }
 };
-
-/// Encodes |image| in the format above.
-std::string writeAmdImage(const AmdImage &image);
-
-/// Decodes |size| bytes at |data|; an error (a one-line message) when they
-/// are not an AMD image of this version or carry no ELF code object.
-llvm::Expected<AmdImage> readAmdImage(const void *data, size_t size);
 
 } // namespace tegula::amd
 

@@ -249,5 +249,5 @@ tegula::host::compileLLVMModuleToImage(Module &module,
   image.packedArgsSize = kernel.packedArgsSize;
   image.simtThreads = kernel.simtThreads;
   image.object = std::move(*object);
-  return writeHostImage(image);
+  return tegula::backend::writeImage(image);
 }

@@ -16,6 +16,8 @@
 //   "packed_args_size" bytes of packed arguments the kernel reads
 //   "simt_threads"     optional: threads per program of a SIMT image (1 when
 //                      absent)
+// backend::writeImage and backend::readImage<HostImage> encode and decode
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,25 +26,18 @@
 
 #include "tegula/BackendKit/KernelImage.h"
 
-#include "llvm/Support/Error.h"
-
-#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tegula::host {
 
-/// The magic bytes every host image begins with.
-inline constexpr char kHostImageMagic[8] = {'T', 'G', 'H', 'O',
-                                            'S', 'T', 'K', '\0'};
-/// The format version this plugin writes and reads.
-inline constexpr uint32_t kHostImageVersion = 1;
-/// The format: kHostImageMagic, kHostImageVersion, the object.
-extern const backend::KernelImageFormat kHostImageFormat;
-
 /// A decoded host image.
 struct HostImage {
+  static constexpr backend::KernelImageFormat kFormat = {
+      "TGHOSTK", /*version=*/1, /*numPayloads=*/1, "host kernel image",
+      "the host plugin"};
+
   /// The kernel's symbol in |object|.
   std::string kernelName;
   /// The container target, "host:<arch>".
@@ -59,14 +54,18 @@ struct HostImage {
   uint64_t simtThreads = 1;
   /// The ELF relocatable object.
   std::string object;
+
+  template <typename Fields> void visit(Fields &fields) {
+    fields.string("kernel", kernelName, /*nonEmpty=*/true);
+    fields.string("target", target, /*nonEmpty=*/true);
+    fields.string("cpu", cpu);
+    fields.strings("features", features);
+    fields.integer("scratch_bytes", scratchBytes, 0, INT64_MAX);
+    fields.integerOr("simt_threads", simtThreads, 1, 1, 1024);
+    fields.integer("packed_args_size", packedArgsSize, 0, INT64_MAX);
+    fields.payload(object, "an object");
+  }
 };
-
-/// Encodes |image| in the format above.
-std::string writeHostImage(const HostImage &image);
-
-/// Decodes |size| bytes at |data|; an error (a one-line message) when they
-/// are not a host image of this version.
-llvm::Expected<HostImage> readHostImage(const void *data, size_t size);
 
 } // namespace tegula::host
 

@@ -335,7 +335,7 @@ private:
 Status HostDevice::loadModule(const void *image, size_t size,
                               std::unique_ptr<ModuleBase> &module) {
   llvm::Expected<tegula::host::HostImage> decoded =
-      tegula::host::readHostImage(image, size);
+      tegula::backend::readImage<tegula::host::HostImage>(image, size);
   if (!decoded)
     return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(decoded.takeError()));
   std::string target = "host:" + arch;

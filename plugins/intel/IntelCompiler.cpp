@@ -160,6 +160,6 @@ tegula::intel::compileTileModule(ModuleOp module,
   image.sharedBytes = lowered->scratchBytes;
   image.subGroupSize = subGroupSize;
   image.spirv = kernel.spirv;
-  kernel.image->data = writeIntelImage(image);
+  kernel.image->data = tegula::backend::writeImage(image);
   return kernel;
 }

@@ -9,7 +9,8 @@
 // target "intel:<target>", the arch "spirv64", num_warps sub-groups per
 // work-group, shared_bytes of shared local memory, which the module
 // declares itself, and the packed argument sizes), "sub_group_size", and
-// one payload: the SPIR-V binary.
+// one payload: the SPIR-V binary. backend::writeImage and
+// backend::readImage<IntelImage> encode and decode it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,33 +19,29 @@
 
 #include "tegula/BackendKit/KernelImage.h"
 
-#include "llvm/Support/Error.h"
-
-#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace tegula::intel {
 
-inline constexpr char kIntelImageMagic[8] = {'T', 'G', 'S', 'P',
-                                             'I', 'R', 'V', '\0'};
-inline constexpr uint32_t kIntelImageVersion = 1;
-extern const backend::KernelImageFormat kIntelImageFormat;
-
 /// A decoded Intel image.
 struct IntelImage : backend::LaunchFields {
   /// Work-items per sub-group the kernel requires (16 or 32).
   uint32_t subGroupSize = 16;
-  /// The SPIR-V module (OpEntryPoint Kernel kernelName).
+  /// The SPIR-V module (OpEntryPoint Kernel kernelName); at least its
+  /// 20-byte header.
   std::string spirv;
+
+  template <typename Fields> void visit(Fields &fields) {
+    LaunchFields::visit(fields);
+    fields.integer("sub_group_size", subGroupSize, 1, 64);
+    fields.payload(spirv, "SPIR-V", /*minSize=*/20);
+  }
+
+  static constexpr backend::KernelImageFormat kFormat = {
+      "TGSPIRV", /*version=*/1, /*numPayloads=*/1, "Intel kernel image",
+      "the intel plugin"};
 };
-
-/// Encodes |image| in the format above.
-std::string writeIntelImage(const IntelImage &image);
-
-/// Decodes |size| bytes at |data|; an error (one line) when they are not an
-/// Intel image of this version.
-llvm::Expected<IntelImage> readIntelImage(const void *data, size_t size);
 
 } // namespace tegula::intel
 

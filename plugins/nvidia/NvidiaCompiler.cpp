@@ -226,6 +226,6 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   image.sharedBytes = lowered->scratchBytes;
   image.ptx = kernel.ptx;
   image.cubin = kernel.cubin;
-  kernel.image->data = writeNvidiaImage(image);
+  kernel.image->data = tegula::backend::writeImage(image);
   return kernel;
 }

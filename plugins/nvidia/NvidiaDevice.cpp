@@ -515,7 +515,7 @@ Status CudaDevice::createEvent(std::unique_ptr<EventBase> &event) {
 
 Status CudaDevice::loadModule(const void *data, size_t size,
                               std::unique_ptr<ModuleBase> &module) {
-  llvm::Expected<NvidiaImage> decoded = readNvidiaImage(data, size);
+  llvm::Expected<NvidiaImage> decoded = tegula::backend::readImage<tegula::nvidia::NvidiaImage>(data, size);
   if (!decoded)
     return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(decoded.takeError()));
   NvidiaImage &image = *decoded;

@@ -8,7 +8,8 @@
 // The kit's container (tegula/BackendKit/KernelImage.h) with magic
 // "TGNVPTX\0", the launch fields every GPU image has (LaunchFields), and two
 // payloads: the PTX (no terminating NUL), then the cubin (an ELF file; empty
-// when none).
+// when none). backend::writeImage and backend::readImage<NvidiaImage>
+// encode and decode it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,36 +18,27 @@
 
 #include "tegula/BackendKit/KernelImage.h"
 
-#include "llvm/Support/Error.h"
-
-#include <cstddef>
-#include <cstdint>
 #include <string>
 
 namespace tegula::nvidia {
-
-/// The magic bytes every NVIDIA image begins with.
-inline constexpr char kNvidiaImageMagic[8] = {'T', 'G', 'N', 'V',
-                                              'P', 'T', 'X', '\0'};
-/// The format version this plugin writes and reads.
-inline constexpr uint32_t kNvidiaImageVersion = 1;
-/// The format: kNvidiaImageMagic, kNvidiaImageVersion, PTX and cubin.
-extern const backend::KernelImageFormat kNvidiaImageFormat;
 
 /// A decoded NVIDIA image: its launch fields (the target is
 /// "nvidia:<target>", the arch the code's: sm_90a for an sm_90 target), the
 /// PTX (.entry kernelName) and ptxas's output for the arch, or empty.
 struct NvidiaImage : backend::LaunchFields {
+  static constexpr backend::KernelImageFormat kFormat = {
+      "TGNVPTX", /*version=*/1, /*numPayloads=*/2, "NVIDIA kernel image",
+      "the nvidia plugin"};
+
   std::string ptx;
   std::string cubin;
+
+  template <typename Fields> void visit(Fields &fields) {
+    LaunchFields::visit(fields);
+    fields.payload(ptx, "PTX", /*minSize=*/1);
+    fields.payload(cubin, "a cubin");
+  }
 };
-
-/// Encodes |image| in the format above.
-std::string writeNvidiaImage(const NvidiaImage &image);
-
-/// Decodes |size| bytes at |data|; an error (a one-line message) when they
-/// are not an NVIDIA image of this version.
-llvm::Expected<NvidiaImage> readNvidiaImage(const void *data, size_t size);
 
 } // namespace tegula::nvidia
 

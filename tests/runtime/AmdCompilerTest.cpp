@@ -335,8 +335,8 @@ TEST(AmdImage, RoundTripAndRefusals) {
   image.codeObjectVersion = 4;
   image.ldsBytes = 1024;
   image.hsaco = std::string("\x7f" "ELF", 4) + std::string(60, '\0');
-  std::string bytes = writeAmdImage(image);
-  llvm::Expected<AmdImage> read = readAmdImage(bytes.data(), bytes.size());
+  std::string bytes = tegula::backend::writeImage(image);
+  llvm::Expected<AmdImage> read = tegula::backend::readImage<tegula::amd::AmdImage>(bytes.data(), bytes.size());
   ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
   EXPECT_EQ(read->kernelName, "k");
   EXPECT_EQ(read->waveSize, 32u);
@@ -345,12 +345,12 @@ TEST(AmdImage, RoundTripAndRefusals) {
   EXPECT_EQ(read->argSizes, (std::vector<uint32_t>{8, 4}));
   EXPECT_EQ(read->hsaco, image.hsaco);
 
-  llvm::Expected<AmdImage> garbage = readAmdImage("garbage!", 8);
+  llvm::Expected<AmdImage> garbage = tegula::backend::readImage<tegula::amd::AmdImage>("garbage!", 8);
   EXPECT_FALSE(bool(garbage));
   llvm::consumeError(garbage.takeError());
   image.hsaco = "not elf";
-  bytes = writeAmdImage(image);
-  llvm::Expected<AmdImage> notElf = readAmdImage(bytes.data(), bytes.size());
+  bytes = tegula::backend::writeImage(image);
+  llvm::Expected<AmdImage> notElf = tegula::backend::readImage<tegula::amd::AmdImage>(bytes.data(), bytes.size());
   ASSERT_FALSE(bool(notElf));
   EXPECT_EQ(llvm::toString(notElf.takeError()),
             "invalid AMD kernel image: the payload is not an ELF code object");

@@ -152,38 +152,81 @@ TEST(KernelImage, HeaderNamesTheFirstBadField) {
   }
 }
 
-TEST(KernelImage, LaunchFieldsRoundTrip) {
-  LaunchFields fields;
-  fields.kernelName = "scale";
-  fields.target = "test:x1";
-  fields.arch = "x1a";
-  fields.numWarps = 8;
-  fields.sharedBytes = 4096;
-  fields.argSizes = {8, 4, 2, 1};
-  llvm::json::Object header;
-  fields.write(header);
-  std::string bytes = writeKernelImage(kFormat, std::move(header), {"", ""});
-  llvm::Expected<KernelImageView> view =
-      readKernelImage(kFormat, bytes.data(), bytes.size());
-  ASSERT_TRUE(bool(view)) << llvm::toString(view.takeError());
-  ImageHeader reader(kFormat, view->header);
-  LaunchFields read;
-  read.read(reader);
-  ASSERT_FALSE(bool(reader.error()));
-  EXPECT_EQ(read.kernelName, "scale");
-  EXPECT_EQ(read.target, "test:x1");
-  EXPECT_EQ(read.arch, "x1a");
-  EXPECT_EQ(read.numWarps, 8u);
-  EXPECT_EQ(read.sharedBytes, 4096u);
-  EXPECT_EQ(read.argSizes, (std::vector<uint32_t>{8, 4, 2, 1}));
+/// A GPU image of the test format: the launch fields, an optional field
+/// and two checked payloads.
+struct TestImage : LaunchFields {
+  static constexpr KernelImageFormat kFormat = {
+      "TGTESTK", /*version=*/3, /*numPayloads=*/2, "test kernel image",
+      "the test"};
+  uint32_t lanes = 32;
+  uint64_t extra = 7;
+  std::string code;
+  std::string data;
+  template <typename Fields> void visit(Fields &fields) {
+    LaunchFields::visit(fields);
+    fields.oneOf("lanes", lanes, {32, 64});
+    fields.integerOr("extra", extra, 7, 0, 100);
+    fields.payload(code, "code", /*minSize=*/4, /*prefix=*/"CODE");
+    fields.payload(data, "data");
+  }
+};
 
-  llvm::json::Object bad;
-  fields.numWarps = 0;
-  fields.write(bad);
-  ImageHeader badReader(kFormat, bad);
-  read.read(badReader);
-  EXPECT_NE(llvm::toString(badReader.error()).find("\"num_warps\""),
-            std::string::npos);
+TEST(KernelImage, ImageFieldsRoundTrip) {
+  TestImage image;
+  image.kernelName = "scale";
+  image.target = "test:x1";
+  image.arch = "x1a";
+  image.numWarps = 8;
+  image.sharedBytes = 4096;
+  image.argSizes = {8, 4, 2, 1};
+  image.lanes = 64;
+  image.extra = 9;
+  image.code = "CODE and more";
+  std::string bytes = writeImage(image);
+  llvm::Expected<TestImage> read =
+      readImage<TestImage>(bytes.data(), bytes.size());
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->kernelName, "scale");
+  EXPECT_EQ(read->target, "test:x1");
+  EXPECT_EQ(read->arch, "x1a");
+  EXPECT_EQ(read->numWarps, 8u);
+  EXPECT_EQ(read->sharedBytes, 4096u);
+  EXPECT_EQ(read->argSizes, (std::vector<uint32_t>{8, 4, 2, 1}));
+  EXPECT_EQ(read->lanes, 64u);
+  EXPECT_EQ(read->extra, 9u);
+  EXPECT_EQ(read->code, "CODE and more");
+  EXPECT_EQ(read->data, "");
+
+  auto error = [](const TestImage &image) {
+    std::string bytes = writeImage(image);
+    llvm::Expected<TestImage> read =
+        readImage<TestImage>(bytes.data(), bytes.size());
+    return read ? std::string("accepted") : llvm::toString(read.takeError());
+  };
+  TestImage bad = image;
+  bad.numWarps = 0;
+  EXPECT_EQ(error(bad), "invalid test kernel image: the JSON header's "
+                        "\"num_warps\" is missing or not an integer from 1 "
+                        "to 1024");
+  bad = image;
+  bad.lanes = 48;
+  EXPECT_EQ(error(bad), "invalid test kernel image: the JSON header's "
+                        "\"lanes\" is missing or not 32 or 64");
+  bad = image;
+  bad.code = "COD";
+  EXPECT_EQ(error(bad), "invalid test kernel image: the payload is not code");
+  bad.code = "ELF and more";
+  EXPECT_EQ(error(bad), "invalid test kernel image: the payload is not code");
+
+  // An absent optional field reads as its fallback.
+  ImageWriter writer;
+  image.visit(writer);
+  writer.header.erase("extra");
+  bytes = writeKernelImage(TestImage::kFormat, std::move(writer.header),
+                           writer.payloads);
+  read = readImage<TestImage>(bytes.data(), bytes.size());
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->extra, 7u);
 }
 
 //===-- Argument packing ---------------------------------------------------------===//

@@ -646,10 +646,10 @@ TEST_F(HostKernels, BadImagesAreRefused) {
   std::string otherTarget = image;
   {
     llvm::Expected<tegula::host::HostImage> decoded =
-        tegula::host::readHostImage(image.data(), image.size());
+        tegula::backend::readImage<tegula::host::HostImage>(image.data(), image.size());
     ASSERT_TRUE(bool(decoded)) << llvm::toString(decoded.takeError());
     decoded->target = "host:vax";
-    otherTarget = tegula::host::writeHostImage(*decoded);
+    otherTarget = tegula::backend::writeImage(*decoded);
   }
   std::string newer = image;
   newer[8] = 2;
@@ -699,10 +699,10 @@ TEST_F(HostKernels, ImageForAMissingCpuFeatureIsRefused) {
     GTEST_SKIP() << "this CPU has every feature LLVM knows";
   std::string image = compileIR(kPrintValues, "print_values", target());
   llvm::Expected<tegula::host::HostImage> decoded =
-      tegula::host::readHostImage(image.data(), image.size());
+      tegula::backend::readImage<tegula::host::HostImage>(image.data(), image.size());
   ASSERT_TRUE(bool(decoded)) << llvm::toString(decoded.takeError());
   decoded->features.push_back("+" + lacking->substr(1));
-  std::string bytes = tegula::host::writeHostImage(*decoded);
+  std::string bytes = tegula::backend::writeImage(*decoded);
   Error error =
       expectError([&] { device.loadModule(bytes.data(), bytes.size()); });
   EXPECT_NE(std::string(error.what()).find(lacking->substr(1)),

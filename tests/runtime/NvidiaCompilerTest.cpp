@@ -588,8 +588,8 @@ TEST(NvidiaImage, RoundTripsAndRefusesBadImages) {
   image.argSizes = {8, 8, 4, 4};
   image.ptx = ".version 8.5";
   image.cubin = std::string("\x7f" "ELF\0\1", 6);
-  std::string bytes = writeNvidiaImage(image);
-  llvm::Expected<NvidiaImage> read = readNvidiaImage(bytes.data(), bytes.size());
+  std::string bytes = tegula::backend::writeImage(image);
+  llvm::Expected<NvidiaImage> read = tegula::backend::readImage<tegula::nvidia::NvidiaImage>(bytes.data(), bytes.size());
   ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
   EXPECT_EQ(read->kernelName, "scale");
   EXPECT_EQ(read->target, "nvidia:sm_90");
@@ -602,7 +602,7 @@ TEST(NvidiaImage, RoundTripsAndRefusesBadImages) {
 
   auto error = [](const std::string &bytes) {
     llvm::Expected<NvidiaImage> read =
-        readNvidiaImage(bytes.data(), bytes.size());
+        tegula::backend::readImage<tegula::nvidia::NvidiaImage>(bytes.data(), bytes.size());
     return read ? std::string("accepted")
                 : llvm::toString(read.takeError());
   };
@@ -749,7 +749,7 @@ TEST_F(NvidiaPluginAbi, CompilesVectorAddWithoutADevice) {
   EXPECT_EQ(meta->args[3].type, uint32_t(TG_TYPE_I32));
 
   llvm::Expected<NvidiaImage> image =
-      readNvidiaImage(args.image_data, args.image_size);
+      tegula::backend::readImage<tegula::nvidia::NvidiaImage>(args.image_data, args.image_size);
   ASSERT_TRUE(bool(image)) << llvm::toString(image.takeError());
   EXPECT_EQ(image->kernelName, "add_kernel");
   EXPECT_EQ(image->target, "nvidia:sm_90");
@@ -773,7 +773,7 @@ TEST_F(NvidiaPluginAbi, NumWarpsOptionSetsTheBlock) {
   EXPECT_EQ(args.metadata->num_warps, 8u);
   EXPECT_STREQ(args.metadata->target, "nvidia:sm_80");
   llvm::Expected<NvidiaImage> image =
-      readNvidiaImage(args.image_data, args.image_size);
+      tegula::backend::readImage<tegula::nvidia::NvidiaImage>(args.image_data, args.image_size);
   ASSERT_TRUE(bool(image)) << llvm::toString(image.takeError());
   EXPECT_EQ(image->arch, "sm_80");
   EXPECT_TRUE(contains(image->ptx, ".maxntid 256, 1, 1")) << image->ptx;

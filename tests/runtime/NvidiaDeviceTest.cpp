@@ -168,7 +168,7 @@ std::string imageOf(const std::string &ir, const std::string &name,
       }
       image.cubin = *cubin;
     }
-  return writeNvidiaImage(image);
+  return tegula::backend::writeImage(image);
 }
 
 class NvidiaDevices : public ::testing::Test {
@@ -293,11 +293,11 @@ TEST_F(NvidiaDevices, LaunchesAreCheckedBeforeTheDriver) {
   // An image of a newer arch than any device has.
   std::string future = imageOf(kScale, "scale", "sm_90a", {8, 8, 4, 4}, 0, false);
   llvm::Expected<NvidiaImage> decoded =
-      readNvidiaImage(future.data(), future.size());
+      tegula::backend::readImage<tegula::nvidia::NvidiaImage>(future.data(), future.size());
   ASSERT_TRUE(bool(decoded));
   decoded->target = "nvidia:sm_990";
   decoded->arch = "sm_990";
-  future = writeNvidiaImage(*decoded);
+  future = tegula::backend::writeImage(*decoded);
   error = expectError([&] { device->loadModule(future.data(), future.size()); });
   EXPECT_EQ(error.code(), TG_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(error.what())

@@ -150,6 +150,19 @@ uint64_t ImageHeader::integerOr(llvm::StringRef key, uint64_t fallback,
   return header.get(key) ? integer(key, min, max) : fallback;
 }
 
+uint64_t ImageHeader::oneOf(llvm::StringRef key,
+                            llvm::ArrayRef<uint64_t> allowed) {
+  std::optional<int64_t> value = header.getInteger(key);
+  if (!value || !llvm::is_contained(allowed, uint64_t(*value))) {
+    std::string list;
+    for (uint64_t each : allowed)
+      list += (list.empty() ? "" : " or ") + std::to_string(each);
+    fail(key, list);
+    return allowed.empty() ? 0 : allowed.front();
+  }
+  return static_cast<uint64_t>(*value);
+}
+
 std::vector<std::string> ImageHeader::strings(llvm::StringRef key) {
   std::vector<std::string> out;
   const llvm::json::Array *array = header.getArray(key);
@@ -199,23 +212,37 @@ llvm::Error ImageHeader::error() const {
   return invalid(format, problem);
 }
 
-void LaunchFields::write(llvm::json::Object &header) const {
-  llvm::json::Array sizes;
-  for (uint32_t argSize : argSizes)
-    sizes.push_back(static_cast<int64_t>(argSize));
-  header["kernel"] = kernelName;
-  header["target"] = target;
-  header["arch"] = arch;
-  header["num_warps"] = static_cast<int64_t>(numWarps);
-  header["shared_bytes"] = static_cast<int64_t>(sharedBytes);
-  header["arg_sizes"] = std::move(sizes);
+void ImageWriter::strings(llvm::StringRef key,
+                          const std::vector<std::string> &values) {
+  llvm::json::Array array;
+  for (const std::string &value : values)
+    array.push_back(value);
+  header[key] = std::move(array);
 }
 
-void LaunchFields::read(ImageHeader &header) {
-  kernelName = header.string("kernel", /*nonEmpty=*/true);
-  target = header.string("target", /*nonEmpty=*/true);
-  arch = header.string("arch", /*nonEmpty=*/true);
-  numWarps = static_cast<uint32_t>(header.integer("num_warps", 1, 1024));
-  sharedBytes = header.integer("shared_bytes", 0, UINT32_MAX);
-  argSizes = header.integers("arg_sizes", {1, 2, 4, 8});
+void ImageWriter::integers(llvm::StringRef key,
+                           const std::vector<uint32_t> &values,
+                           llvm::ArrayRef<uint32_t>) {
+  llvm::json::Array array;
+  for (uint32_t value : values)
+    array.push_back(static_cast<int64_t>(value));
+  header[key] = std::move(array);
+}
+
+void ImageReader::payload(std::string &out, llvm::StringRef what,
+                          size_t minSize, llvm::StringRef prefix) {
+  assert(nextPayload < view.payloads.size() && "more payloads than the format");
+  llvm::StringRef bytes = view.payloads[nextPayload++];
+  if ((bytes.size() < minSize || !bytes.starts_with(prefix)) &&
+      badPayload.empty())
+    badPayload = what.str();
+  out = bytes.str();
+}
+
+llvm::Error ImageReader::error() const {
+  if (llvm::Error error = header.error())
+    return error;
+  if (!badPayload.empty())
+    return invalid(format, "the payload is not " + badPayload);
+  return llvm::Error::success();
 }

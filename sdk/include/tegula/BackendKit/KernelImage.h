@@ -34,6 +34,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,8 @@ public:
   /// An optional integer field: |fallback| when absent.
   uint64_t integerOr(llvm::StringRef key, uint64_t fallback, uint64_t min,
                      uint64_t max);
+  /// An integer field that is one of |allowed|.
+  uint64_t oneOf(llvm::StringRef key, llvm::ArrayRef<uint64_t> allowed);
   /// An array of strings.
   std::vector<std::string> strings(llvm::StringRef key);
   /// An array of integers, each one of |allowed|.
@@ -105,11 +108,133 @@ private:
   std::string problem;
 };
 
+/// An image's header fields and payloads, written once: a plugin's image
+/// type lists them in `template <typename Fields> void visit(Fields &)`,
+/// calling, for each, one of
+///
+///   fields.string(key, member, nonEmpty = false)
+///   fields.integer(key, member, min, max)
+///   fields.integerOr(key, member, fallback, min, max)  (may be absent)
+///   fields.oneOf(key, member, {allowed...})
+///   fields.strings(key, member)                         (vector<string>)
+///   fields.integers(key, member, {allowed...})          (vector<uint32_t>)
+///   fields.payload(member, what, minSize = 0, prefix = "")
+///
+/// and names its format as `static constexpr KernelImageFormat kFormat`.
+/// writeImage and readImage then encode and decode it, so that no plugin
+/// writes a reader of untrusted bytes of its own: every field is checked
+/// (ImageHeader), and a payload shorter than |minSize| or not starting with
+/// |prefix| is "invalid <description>: the payload is not <what>".
+
+/// The visitor writeImage runs: it only reads the fields it is shown.
+class ImageWriter {
+public:
+  void string(llvm::StringRef key, const std::string &value,
+              bool /*nonEmpty*/ = false) {
+    header[key] = value;
+  }
+  template <typename Int>
+  void integer(llvm::StringRef key, const Int &value, uint64_t, uint64_t) {
+    header[key] = static_cast<int64_t>(value);
+  }
+  template <typename Int>
+  void integerOr(llvm::StringRef key, const Int &value, uint64_t, uint64_t,
+                 uint64_t) {
+    header[key] = static_cast<int64_t>(value);
+  }
+  template <typename Int>
+  void oneOf(llvm::StringRef key, const Int &value,
+             std::initializer_list<uint64_t>) {
+    header[key] = static_cast<int64_t>(value);
+  }
+  void strings(llvm::StringRef key, const std::vector<std::string> &values);
+  void integers(llvm::StringRef key, const std::vector<uint32_t> &values,
+                llvm::ArrayRef<uint32_t> allowed);
+  void payload(const std::string &bytes, llvm::StringRef /*what*/,
+               size_t /*minSize*/ = 0, llvm::StringRef /*prefix*/ = "") {
+    payloads.push_back(bytes);
+  }
+
+  llvm::json::Object header;
+  llvm::SmallVector<llvm::StringRef, 2> payloads;
+};
+
+/// The visitor readImage runs over a decoded image.
+class ImageReader {
+public:
+  ImageReader(const KernelImageFormat &format, const KernelImageView &view)
+      : format(format), view(view), header(format, view.header) {}
+
+  void string(llvm::StringRef key, std::string &out, bool nonEmpty = false) {
+    out = header.string(key, nonEmpty);
+  }
+  template <typename Int>
+  void integer(llvm::StringRef key, Int &out, uint64_t min, uint64_t max) {
+    out = static_cast<Int>(header.integer(key, min, max));
+  }
+  template <typename Int>
+  void integerOr(llvm::StringRef key, Int &out, uint64_t fallback,
+                 uint64_t min, uint64_t max) {
+    out = static_cast<Int>(header.integerOr(key, fallback, min, max));
+  }
+  template <typename Int>
+  void oneOf(llvm::StringRef key, Int &out,
+             std::initializer_list<uint64_t> allowed) {
+    out = static_cast<Int>(header.oneOf(key, allowed));
+  }
+  void strings(llvm::StringRef key, std::vector<std::string> &out) {
+    out = header.strings(key);
+  }
+  void integers(llvm::StringRef key, std::vector<uint32_t> &out,
+                llvm::ArrayRef<uint32_t> allowed) {
+    out = header.integers(key, allowed);
+  }
+  void payload(std::string &out, llvm::StringRef what, size_t minSize = 0,
+               llvm::StringRef prefix = "");
+
+  /// Success, or the first field or payload that was bad.
+  llvm::Error error() const;
+
+private:
+  const KernelImageFormat &format;
+  const KernelImageView &view;
+  ImageHeader header;
+  unsigned nextPayload = 0;
+  std::string badPayload;
+};
+
+/// |image| encoded in Image::kFormat.
+template <typename Image> std::string writeImage(const Image &image) {
+  ImageWriter writer;
+  // visit() takes its fields by reference for the reader's sake; the
+  // writer only reads them.
+  const_cast<Image &>(image).visit(writer);
+  return writeKernelImage(Image::kFormat, std::move(writer.header),
+                          writer.payloads);
+}
+
+/// The Image in |size| bytes at |data|, or a one-line error: not an image of
+/// Image::kFormat at its version, or a bad field or payload.
+template <typename Image>
+llvm::Expected<Image> readImage(const void *data, size_t size) {
+  llvm::Expected<KernelImageView> view =
+      readKernelImage(Image::kFormat, data, size);
+  if (!view)
+    return view.takeError();
+  Image image;
+  ImageReader reader(Image::kFormat, *view);
+  image.visit(reader);
+  if (llvm::Error error = reader.error())
+    return std::move(error);
+  return image;
+}
+
 /// What a GPU plugin's launcher needs of a kernel, as header fields:
 /// "kernel", "target" ("<backend>:<arch>", the device target compiled for),
 /// "arch" (the arch of the code), "num_warps", "shared_bytes" (dynamic
 /// shared memory a block needs) and "arg_sizes" (bytes of each packed
-/// argument, in order).
+/// argument, in order). A GPU image type derives from it and visits it
+/// first.
 struct LaunchFields {
   std::string kernelName;
   std::string target;
@@ -118,10 +243,14 @@ struct LaunchFields {
   uint64_t sharedBytes = 0;
   std::vector<uint32_t> argSizes;
 
-  /// Adds the fields to |header|.
-  void write(llvm::json::Object &header) const;
-  /// Reads the fields from |header| (errors through it).
-  void read(ImageHeader &header);
+  template <typename Fields> void visit(Fields &fields) {
+    fields.string("kernel", kernelName, /*nonEmpty=*/true);
+    fields.string("target", target, /*nonEmpty=*/true);
+    fields.string("arch", arch, /*nonEmpty=*/true);
+    fields.integer("num_warps", numWarps, 1, 1024);
+    fields.integer("shared_bytes", sharedBytes, 0, UINT32_MAX);
+    fields.integers("arg_sizes", argSizes, {1, 2, 4, 8});
+  }
 };
 
 } // namespace tegula::backend

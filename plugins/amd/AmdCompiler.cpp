@@ -74,123 +74,96 @@ llvm::Error checkLoweredIntrinsics(ModuleOp module, const AmdTarget &target) {
                       diagnostics.text("an intrinsic the target lacks"));
 }
 
-/// |error| as TG_ERROR_UNIMPLEMENTED when it is a refusal of a feature the
-/// plugin or the target lacks (kAmdRefusalMarker), else unchanged.
-llvm::Error classify(llvm::Error error) {
-  return tegula::backend::unimplementedIfAny(
-      std::move(error),
-      {kAmdRefusalMarker, "which amd:", "no implementation on AMD GPUs"});
-}
+/// The words of the refusals of a feature the plugin or the target lacks
+/// (kAmdRefusalMarker and the capability checks').
+const std::vector<llvm::StringRef> kRefusals = {
+    kAmdRefusalMarker, "which amd:", "no implementation on AMD GPUs"};
 
 } // namespace
 
-llvm::Expected<AmdKernel>
+llvm::Expected<tegula::backend::KernelIR>
 tegula::amd::compileTileModule(ModuleOp module,
-                               const AmdCompileOptions &options) {
-  const AmdTarget *arch = findAmdTarget(options.target);
+                               const plugin::CompileRequest &request) {
+  const AmdTarget *arch = findAmdTarget(request.target);
   if (!arch)
     return compileError(TG_ERROR_INVALID_ARGUMENT,
                         "the amd plugin compiles for " +
                             llvm::join(getAmdTargetNames(), ", ") + ", not '" +
-                            options.target + "'");
-  if (options.codeObjectVersion != 4 && options.codeObjectVersion != 5)
+                            request.target + "'");
+  const unsigned codeObjectVersion = static_cast<unsigned>(
+      std::atoi(request.value("code_object_version").c_str()));
+  if (codeObjectVersion != 4 && codeObjectVersion != 5)
     return compileError(TG_ERROR_INVALID_ARGUMENT,
                         "code object version " +
-                            llvm::Twine(options.codeObjectVersion) +
-                            " is not 4 or 5");
-
-  MLIRContext &context = *module.getContext();
-  tegula::backend::prepareCompileContext(context);
-  loadAmdHookDialects(context);
-
-  AmdKernel kernel;
-  const std::string target = std::string("amd:") + arch->name;
-  llvm::Expected<unsigned> numWarps = tegula::backend::resolveNumWarps(
-      module, options.numWarps, arch->waveSize, arch->maxThreads);
-  if (!numWarps)
-    return numWarps.takeError();
-  unsigned threads = *numWarps * arch->waveSize;
+                            llvm::Twine(codeObjectVersion) + " is not 4 or 5");
+  loadAmdHookDialects(*module.getContext());
 
   // The matrix unit middle/'s lowering finds by the kind of the
   // #tile.matrix layouts the policy chose.
   AmdMatrixUnit unit(*arch);
-  bool useUnit = options.matrixUnits && (arch->mfma || arch->wmma);
+  bool useUnit = request.flag("matrix_units") && (arch->mfma || arch->wmma);
   tegula::backend::MatrixUnitRegistry matrixUnits;
   if (useUnit)
     matrixUnits.add(unit);
   AmdLayoutPolicy policy(*arch, useUnit ? &unit : nullptr);
-  tegula::backend::LayoutStageOptions layouts;
-  layouts.target = target;
-  layouts.numWarps = *numWarps;
-  layouts.numStages = options.numStages;
-  if (llvm::Error error =
-          tegula::backend::runLayoutStages(module, policy, layouts))
-    return error;
-  kernel.clock.lap("layouts");
-
   AmdTargetHooks hooks(*arch);
-  tegula::LoweringOptions lowering;
+  tegula::backend::PipelineTarget pipeline;
+  pipeline.target = std::string("amd:") + arch->name;
+  pipeline.warpSize = arch->waveSize;
+  pipeline.maxThreads = arch->maxThreads;
+  pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+  pipeline.policy = &policy;
+  pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
+  pipeline.hooks = &hooks;
   // No device library: exp, log, tanh, erf, sin, ... as polynomials.
-  lowering.polynomialMath = true;
-  lowering.distributed = true;
-  lowering.matrixUnits = &matrixUnits;
-  llvm::Expected<LoweredKernel> lowered =
-      tegula::backend::lowerKernel(module, hooks, lowering, target);
-  if (!lowered)
-    return classify(lowered.takeError());
-  if (llvm::Error error = checkLoweredIntrinsics(module, *arch))
-    return error;
-  kernel.clock.lap("lowering");
-
-  tegula::backend::ScratchLimit limit;
-  limit.bytes = arch->ldsBytes;
-  limit.what = "LDS per workgroup";
-  limit.owner = arch->name;
-  kernel.image = std::make_unique<tegula::plugin::CompiledImage>();
-  AmdImage image;
-  if (llvm::Error error = tegula::backend::describeKernel(
-          *lowered, target, *numWarps, limit, *kernel.image, &image.argSizes))
-    return error;
-  const std::string &name = lowered->name;
-  kernel.ldsBytes = lowered->scratchBytes;
-
-  llvm::LLVMContext llvmContext;
-  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
-      tegula::backend::translateKernel(module, llvmContext, name);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  kernel.clock.lap("translation");
+  pipeline.lowering.polynomialMath = true;
+  pipeline.lowering.distributed = true;
+  pipeline.lowering.matrixUnits = &matrixUnits;
+  pipeline.limit.bytes = arch->ldsBytes;
+  pipeline.limit.what = "LDS per workgroup";
+  pipeline.limit.owner = arch->name;
+  pipeline.refusalMarkers = kRefusals;
+  llvm::Expected<tegula::backend::KernelIR> compiled =
+      tegula::backend::compileToLLVM(
+          module, pipeline, [&](ModuleOp lowered, backend::KernelIR &) {
+            return checkLoweredIntrinsics(lowered, *arch);
+          });
+  if (!compiled)
+    return compiled.takeError();
+  backend::KernelIR &kernel = *compiled;
+  const std::string &name = kernel.name();
 
   AmdKernelConfig config;
-  config.threads = threads;
-  config.ldsBytes = lowered->scratchBytes;
-  config.codeObjectVersion = options.codeObjectVersion;
-  config.wavesPerEu = options.wavesPerEu;
+  config.threads = kernel.numWarps * arch->waveSize;
+  config.ldsBytes = kernel.lowered.scratchBytes;
+  config.codeObjectVersion = codeObjectVersion;
+  config.wavesPerEu = static_cast<unsigned>(request.integer("waves_per_eu"));
   if (llvm::Error error =
-          prepareForAMDGPU(**llvmModule, name, *arch, config))
+          prepareForAMDGPU(*kernel.llvmModule, name, *arch, config))
     return compileError(TG_ERROR_INTERNAL, llvm::toString(std::move(error)));
-  if (llvm::Error error = optimizeForAMDGPU(**llvmModule, name, *arch,
-                                            options.llvmPasses)) {
+  if (llvm::Error error = optimizeForAMDGPU(*kernel.llvmModule, name, *arch,
+                                            request.value("llvm_passes"))) {
     auto [code, message] = takeCompileError(std::move(error));
-    return classify(compileError(TG_ERROR_INTERNAL, message));
+    return tegula::backend::unimplementedIfAny(
+        compileError(TG_ERROR_INTERNAL, message), kRefusals);
   }
   kernel.clock.lap("llvm-opt");
-  if (options.stage == AmdStage::LLVMIR) {
-    llvm::raw_string_ostream os(kernel.output);
-    (*llvmModule)->print(os, nullptr);
-    return kernel;
+  if (request.stage == "llvm-ir") {
+    kernel.setDataToLLVMIR();
+    return std::move(*compiled);
   }
 
-  bool assembly = options.stage == AmdStage::Assembly;
-  llvm::Expected<std::string> code = emitAMDGPU(**llvmModule, *arch, assembly);
+  bool assembly = request.stage == "asm";
+  llvm::Expected<std::string> code =
+      emitAMDGPU(*kernel.llvmModule, *arch, assembly);
   if (!code)
     return compileError(TG_ERROR_INTERNAL,
                         "kernel " + name + ": " +
                             llvm::toString(code.takeError()));
   kernel.clock.lap("codegen");
   if (assembly) {
-    kernel.output = std::move(*code);
-    return kernel;
+    kernel.image->data = std::move(*code);
+    return std::move(*compiled);
   }
   llvm::Expected<std::string> hsaco = linkCodeObject(*code);
   if (!hsaco)
@@ -198,21 +171,23 @@ tegula::amd::compileTileModule(ModuleOp module,
                         "kernel " + name + ": " +
                             llvm::toString(hsaco.takeError()));
   kernel.clock.lap("link");
-  if (options.stage == AmdStage::CodeObject) {
-    kernel.output = std::move(*hsaco);
-    return kernel;
+  if (request.stage == "hsaco") {
+    kernel.image->data = std::move(*hsaco);
+    return std::move(*compiled);
   }
+  AmdImage image;
   image.kernelName = name;
-  image.target = target;
+  image.target = pipeline.target;
   image.arch = arch->name;
-  image.numWarps = *numWarps;
+  image.numWarps = kernel.numWarps;
   // The LDS is allocated statically by the code object: a launch adds
   // none.
   image.sharedBytes = 0;
+  image.argSizes = kernel.argSizes;
   image.waveSize = arch->waveSize;
-  image.codeObjectVersion = options.codeObjectVersion;
-  image.ldsBytes = lowered->scratchBytes;
+  image.codeObjectVersion = codeObjectVersion;
+  image.ldsBytes = kernel.lowered.scratchBytes;
   image.hsaco = std::move(*hsaco);
   kernel.image->data = tegula::backend::writeImage(image);
-  return kernel;
+  return std::move(*compiled);
 }

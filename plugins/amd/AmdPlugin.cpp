@@ -90,39 +90,10 @@ public:
   /// at the stage asked for.
   Status compile(const CompileRequest &request,
                  std::unique_ptr<CompiledImage> &image) override {
-    AmdCompileOptions options;
-    options.target = request.target;
-    options.numWarps = static_cast<unsigned>(request.integer("num_warps"));
-    options.numStages = static_cast<unsigned>(request.integer("num_stages"));
-    options.codeObjectVersion =
-        static_cast<unsigned>(std::atoi(request.value("code_object_version").c_str()));
-    options.wavesPerEu = static_cast<unsigned>(request.integer("waves_per_eu"));
-    options.matrixUnits = request.flag("matrix_units");
-    options.llvmPasses = request.value("llvm_passes");
-    options.stage = request.stage == "llvm-ir" ? AmdStage::LLVMIR
-                    : request.stage == "asm"   ? AmdStage::Assembly
-                    : request.stage == "hsaco" ? AmdStage::CodeObject
-                                               : AmdStage::Image;
-
-    // One context per compile: compiles run concurrently and share nothing.
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    tegula::backend::prepareCompileContext(context);
-    llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
-                          request.bytecode ? request.bytecodeSize : 0);
-    auto module = tegula::backend::readTileBytecode(bytes, context);
-    if (!module)
-      return toStatus(module.takeError());
-    llvm::Expected<AmdKernel> kernel = compileTileModule(**module, options);
-    if (!kernel)
-      return toStatus(kernel.takeError());
-    // TEGULA_TIME_STAGES=1: each stage's time on stderr.
-    if (const char *time = std::getenv("TEGULA_TIME_STAGES");
-        time && llvm::StringRef(time) == "1")
-      kernel->clock.print(llvm::errs(), "tegula amd", kernel->image->name);
-    image = std::move(kernel->image);
-    if (options.stage != AmdStage::Image)
-      image->data = std::move(kernel->output);
-    return Status::success();
+    return tegula::backend::compileRequest(
+        request, "tegula amd",
+        [&](mlir::ModuleOp module) { return compileTileModule(module, request); },
+        image);
   }
 
 private:

@@ -51,15 +51,6 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
     return Status(TG_ERROR_INVALID_ARGUMENT,
                   "the host plugin compiles for " + arch + ", not '" +
                       request.target + "'");
-  llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
-                        request.bytecode ? request.bytecodeSize : 0);
-  // One context per compile: compiles run concurrently and share nothing.
-  MLIRContext context(MLIRContext::Threading::DISABLED);
-  tegula::backend::prepareCompileContext(context);
-  auto module = tegula::backend::readTileBytecode(bytes, context);
-  if (!module)
-    return toStatus(module.takeError());
-
   // The simt option (TEGULA_HOST_SIMT): 0 for the host's one-thread
   // programs, else the warp size of the SIMT emulation.
   unsigned warpSize = static_cast<unsigned>(request.integer("simt"));
@@ -68,83 +59,72 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
                   request.describe("simt") +
                       " is not a warp size: a power of 2 from 1 to 64, or 0 "
                       "for one thread per program");
-  const std::string target = "host:" + arch;
-  unsigned numWarps = 1;
-  if (warpSize) {
-    // The SIMT emulation of a GPU: the distributed lowering of GPU layouts,
-    // a program's threads as OS threads (HostLauncher).
-    llvm::Expected<unsigned> warps = tegula::backend::resolveNumWarps(
-        **module, static_cast<unsigned>(request.integer("num_warps")),
-        warpSize, /*maxThreads=*/1024, /*fallback=*/1);
-    if (!warps)
-      return toStatus(warps.takeError());
-    numWarps = *warps;
-    tegula::backend::LayoutStageOptions layouts;
-    layouts.target = target;
-    layouts.numWarps = numWarps;
-    if (llvm::Error error = tegula::backend::runLayoutStages(
-            **module, SimtLayoutPolicy(warpSize), layouts))
-      return toStatus(std::move(error));
-  }
-  HostTargetHooks hooks(warpSize);
-  // No vector math library on a CPU: polynomial exp/log/... on vectors.
-  LoweringOptions options;
-  options.polynomialMath = true;
-  options.distributed = warpSize != 0;
-  llvm::Expected<LoweredKernel> lowered =
-      tegula::backend::lowerKernel(**module, hooks, options, target);
-  if (!lowered)
-    return toStatus(lowered.takeError());
+  return tegula::backend::compileRequest(
+      request, "tegula host",
+      [&](ModuleOp module) -> llvm::Expected<tegula::backend::KernelIR> {
+        // The SIMT emulation of a GPU: the distributed lowering of GPU
+        // layouts, a program's threads as OS threads (HostLauncher).
+        SimtLayoutPolicy simt(warpSize);
+        HostTargetHooks hooks(warpSize);
+        tegula::backend::PipelineTarget pipeline;
+        pipeline.target = "host:" + arch;
+        pipeline.warpSize = warpSize;
+        pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+        pipeline.defaultWarps = 1;
+        pipeline.policy = warpSize ? &simt : nullptr;
+        pipeline.hooks = &hooks;
+        // No vector math library on a CPU: polynomial exp/log/... on
+        // vectors.
+        pipeline.lowering.polynomialMath = true;
+        pipeline.lowering.distributed = warpSize != 0;
+        // One warp in the metadata (a program is one launch unit), its
+        // scratch as shared memory.
+        pipeline.reportedWarps = 1;
+        llvm::Expected<tegula::backend::KernelIR> compiled =
+            tegula::backend::compileToLLVM(module, pipeline);
+        if (!compiled)
+          return compiled.takeError();
+        tegula::backend::KernelIR &kernel = *compiled;
+        const std::string &name = kernel.name();
+        uint64_t argsSize = tegula::plugin::packArgumentOffsets(
+            kernel.argSizes.data(), kernel.argSizes.size(), nullptr);
+        llvm::Function *body = kernel.llvmModule->getFunction(name);
+        if (body->arg_size() != kernel.lowered.args.size() + 1)
+          return tegula::backend::compileError(
+              TG_ERROR_INTERNAL,
+              "the lowering did not produce @" + name + " with " +
+                  llvm::Twine(kernel.lowered.args.size()) +
+                  " arguments and the program context");
+        llvm::Expected<uint64_t> entryArgsSize = addHostEntry(*body, name);
+        if (!entryArgsSize)
+          return tegula::backend::compileError(
+              TG_ERROR_INTERNAL, llvm::toString(entryArgsSize.takeError()));
+        // The runtime packs by the metadata, the entry unpacks by the LLVM
+        // types: they must agree.
+        if (*entryArgsSize != argsSize)
+          return tegula::backend::compileError(
+              TG_ERROR_INTERNAL, "the lowered signature of " + name +
+                                     " unpacks " + llvm::Twine(*entryArgsSize) +
+                                     " bytes of arguments, its metadata packs " +
+                                     llvm::Twine(argsSize));
 
-  // The kernel's metadata, from the lowering's view of its arguments: one
-  // warp (a program is one launch unit), its scratch as shared memory.
-  auto result = std::make_unique<CompiledImage>();
-  std::vector<uint32_t> argSizes;
-  if (llvm::Error error = tegula::backend::describeKernel(
-          *lowered, target, /*numWarps=*/1, tegula::backend::ScratchLimit(),
-          *result, &argSizes))
-    return toStatus(std::move(error));
-  uint64_t argsSize = tegula::plugin::packArgumentOffsets(
-      argSizes.data(), argSizes.size(), nullptr);
-
-  llvm::LLVMContext llvmContext;
-  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
-      tegula::backend::translateKernel(**module, llvmContext, lowered->name);
-  if (!llvmModule)
-    return toStatus(llvmModule.takeError());
-  llvm::Function *body = (*llvmModule)->getFunction(lowered->name);
-  if (body->arg_size() != lowered->args.size() + 1)
-    return Status(TG_ERROR_INTERNAL,
-                  "the lowering did not produce @" + lowered->name + " with " +
-                      std::to_string(lowered->args.size()) +
-                      " arguments and the program context");
-  llvm::Expected<uint64_t> entryArgsSize = addHostEntry(*body, lowered->name);
-  if (!entryArgsSize)
-    return Status(TG_ERROR_INTERNAL, llvm::toString(entryArgsSize.takeError()));
-  // The runtime packs by the metadata, the entry unpacks by the LLVM types:
-  // they must agree.
-  if (*entryArgsSize != argsSize)
-    return Status(TG_ERROR_INTERNAL,
-                  "the lowered signature of " + lowered->name + " unpacks " +
-                      std::to_string(*entryArgsSize) +
-                      " bytes of arguments, its metadata packs " +
-                      std::to_string(argsSize));
-
-  HostKernelInfo info;
-  info.name = lowered->name;
-  info.target = target;
-  info.scratchBytes = lowered->scratchBytes;
-  info.packedArgsSize = *entryArgsSize;
-  info.simtThreads = warpSize ? uint64_t(warpSize) * numWarps : 1;
-  HostOutput output = request.stage == "llvm-ir" ? HostOutput::LLVMIR
-                      : request.stage == "asm"   ? HostOutput::Assembly
-                      : request.stage == "object" ? HostOutput::Object
-                                                  : HostOutput::Image;
-  llvm::Expected<std::string> bytesOut =
-      compileLLVMModuleToImage(**llvmModule, info, output);
-  if (!bytesOut)
-    return Status(TG_ERROR_INTERNAL, llvm::toString(bytesOut.takeError()));
-  result->data = std::move(*bytesOut);
-  image = std::move(result);
-  return Status::success();
+        HostKernelInfo info;
+        info.name = name;
+        info.target = pipeline.target;
+        info.scratchBytes = kernel.lowered.scratchBytes;
+        info.packedArgsSize = *entryArgsSize;
+        info.simtThreads = warpSize ? uint64_t(warpSize) * kernel.numWarps : 1;
+        HostOutput output = request.stage == "llvm-ir" ? HostOutput::LLVMIR
+                            : request.stage == "asm"   ? HostOutput::Assembly
+                            : request.stage == "object" ? HostOutput::Object
+                                                        : HostOutput::Image;
+        llvm::Expected<std::string> bytes =
+            compileLLVMModuleToImage(*kernel.llvmModule, info, output);
+        if (!bytes)
+          return tegula::backend::compileError(
+              TG_ERROR_INTERNAL, llvm::toString(bytes.takeError()));
+        kernel.image->data = std::move(*bytes);
+        return std::move(*compiled);
+      },
+      image);
 }

@@ -23,106 +23,69 @@ using namespace mlir;
 using namespace tegula::intel;
 using tegula::backend::compileError;
 
-namespace {
-
-/// |error| with its code made TG_ERROR_UNIMPLEMENTED when a hook refused an
-/// op this backend cannot express yet, or the lowering found none for it
-/// ("cannot lower 'tile.X': ..."); the message keeps the op's location.
-llvm::Error markUnimplemented(llvm::Error error) {
-  return tegula::backend::unimplementedIfAny(
-      std::move(error), {kUnsupportedMarker, "cannot lower '"});
-}
-
-} // namespace
-
-llvm::Expected<IntelKernel>
+llvm::Expected<tegula::backend::KernelIR>
 tegula::intel::compileTileModule(ModuleOp module,
-                                 const IntelCompileOptions &options) {
-  const IntelTarget *target = findIntelTarget(options.target);
+                                 const plugin::CompileRequest &request) {
+  const IntelTarget *target = findIntelTarget(request.target);
   if (!target)
     return compileError(TG_ERROR_INVALID_ARGUMENT,
                         "the intel plugin compiles for " +
                             llvm::join(getIntelTargetNames(), ", ") +
-                            ", not '" + options.target + "'");
+                            ", not '" + request.target + "'");
   unsigned subGroupSize =
-      options.subGroupSize ? options.subGroupSize : target->defaultSubGroupSize;
+      static_cast<unsigned>(request.integer("sub_group_size"));
+  if (!subGroupSize)
+    subGroupSize = target->defaultSubGroupSize;
   if (!llvm::is_contained(target->subGroupSizes, subGroupSize)) {
     std::string sizes;
     for (unsigned size : target->subGroupSizes)
       sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
     return compileError(TG_ERROR_INVALID_ARGUMENT,
-                        "intel:" + options.target + " has sub-groups of " +
+                        "intel:" + request.target + " has sub-groups of " +
                             sizes + " work-items, not " +
                             std::to_string(subGroupSize));
   }
-
-  MLIRContext &context = *module.getContext();
-  tegula::backend::prepareCompileContext(context);
-  loadIntelHookDialects(context);
-
-  IntelKernel kernel;
-  kernel.subGroupSize = subGroupSize;
-  const std::string targetName = "intel:" + options.target;
-  llvm::Expected<unsigned> numWarps = tegula::backend::resolveNumWarps(
-      module, options.numWarps, subGroupSize, target->maxWorkGroupSize);
-  if (!numWarps)
-    return numWarps.takeError();
-  const unsigned workGroupSize = *numWarps * subGroupSize;
+  loadIntelHookDialects(*module.getContext());
 
   IntelLayoutPolicy policy(subGroupSize);
-  tegula::backend::LayoutStageOptions layouts;
-  layouts.target = targetName;
-  layouts.numWarps = *numWarps;
-  layouts.numStages = options.numStages;
-  if (llvm::Error error =
-          tegula::backend::runLayoutStages(module, policy, layouts))
-    return error;
-  kernel.clock.lap("layouts");
-
   IntelTargetHooks hooks(subGroupSize);
-  tegula::LoweringOptions lowering;
+  tegula::backend::PipelineTarget pipeline;
+  pipeline.target = "intel:" + request.target;
+  pipeline.warpSize = subGroupSize;
+  pipeline.maxThreads = target->maxWorkGroupSize;
+  pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+  pipeline.policy = &policy;
+  pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
+  pipeline.hooks = &hooks;
   // No OpenCL math library is linked: exp, log, tanh, erf, ... as
   // polynomials, as on NVIDIA.
-  lowering.polynomialMath = true;
-  lowering.distributed = true;
-  llvm::Expected<LoweredKernel> lowered =
-      tegula::backend::lowerKernel(module, hooks, lowering, targetName);
-  if (!lowered)
-    return markUnimplemented(lowered.takeError());
-  kernel.clock.lap("lowering");
-
-  tegula::backend::ScratchLimit limit;
-  limit.bytes = target->sharedLocalMemory;
-  limit.what = "shared local memory per work-group";
-  limit.owner = targetName;
-  kernel.image = std::make_unique<tegula::plugin::CompiledImage>();
-  IntelImage image;
-  if (llvm::Error error = tegula::backend::describeKernel(
-          *lowered, targetName, *numWarps, limit, *kernel.image,
-          &image.argSizes))
-    return error;
-  const std::string &name = lowered->name;
-
-  llvm::LLVMContext llvmContext;
-  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
-      tegula::backend::translateKernel(module, llvmContext, name);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  kernel.clock.lap("translation");
+  pipeline.lowering.polynomialMath = true;
+  pipeline.lowering.distributed = true;
+  pipeline.limit.bytes = target->sharedLocalMemory;
+  pipeline.limit.what = "shared local memory per work-group";
+  pipeline.limit.owner = pipeline.target;
+  // A hook's refusal of an op this backend cannot express yet, or an op
+  // the lowering has none for ("cannot lower 'tile.X': ...").
+  pipeline.refusalMarkers = {kUnsupportedMarker, "cannot lower '"};
+  llvm::Expected<tegula::backend::KernelIR> compiled =
+      tegula::backend::compileToLLVM(module, pipeline);
+  if (!compiled)
+    return compiled.takeError();
+  backend::KernelIR &kernel = *compiled;
+  const std::string &name = kernel.name();
 
   SpirvKernelShape shape;
   shape.kernel = name;
   shape.subGroupSize = subGroupSize;
-  shape.workGroupSize = workGroupSize;
-  shape.sharedBytes = lowered->scratchBytes;
-  if (llvm::Error error = prepareForSPIRV(**llvmModule, shape))
+  shape.workGroupSize = kernel.numWarps * subGroupSize;
+  shape.sharedBytes = kernel.lowered.scratchBytes;
+  if (llvm::Error error = prepareForSPIRV(*kernel.llvmModule, shape))
     return compileError(TG_ERROR_INTERNAL,
                         llvm::toString(std::move(error)));
   kernel.clock.lap("llvm-opt");
-  if (options.stage == IntelStage::LLVMIR) {
-    llvm::raw_string_ostream os(kernel.llvmIR);
-    (*llvmModule)->print(os, nullptr);
-    return kernel;
+  if (request.stage == "llvm-ir") {
+    kernel.setDataToLLVMIR();
+    return std::move(*compiled);
   }
 
   std::string whyNot;
@@ -130,36 +93,39 @@ tegula::intel::compileTileModule(ModuleOp module,
   if (!translator)
     return compileError(TG_ERROR_UNAVAILABLE,
                         "cannot make SPIR-V: " + whyNot);
-  std::string bitcode = writeBitcode(**llvmModule);
+  std::string bitcode = writeBitcode(*kernel.llvmModule);
   kernel.clock.lap("bitcode");
+  IntelImage image;
   llvm::Expected<std::string> spirv = translateToSPIRV(*translator, bitcode);
   if (!spirv)
     return compileError(TG_ERROR_INTERNAL, "kernel " + name + ": " +
                                                llvm::toString(spirv.takeError()));
-  kernel.spirv = std::move(*spirv);
+  image.spirv = std::move(*spirv);
   kernel.clock.lap("llvm-spirv");
-  if (llvm::Error error = validateSPIRV(kernel.spirv))
+  if (llvm::Error error = validateSPIRV(image.spirv))
     return compileError(TG_ERROR_INTERNAL, "kernel " + name + ": " +
                                                llvm::toString(std::move(error)));
   kernel.clock.lap("spirv-val");
-  if (options.stage == IntelStage::SPIRV)
-    return kernel;
-  if (options.stage == IntelStage::SPIRVAssembly) {
-    llvm::Expected<std::string> text = disassembleSPIRV(kernel.spirv);
+  if (request.stage == "spirv") {
+    kernel.image->data = std::move(image.spirv);
+    return std::move(*compiled);
+  }
+  if (request.stage == "spirv-asm") {
+    llvm::Expected<std::string> text = disassembleSPIRV(image.spirv);
     if (!text)
       return compileError(TG_ERROR_INTERNAL, llvm::toString(text.takeError()));
-    kernel.spirvAssembly = std::move(*text);
+    kernel.image->data = std::move(*text);
     kernel.clock.lap("spirv-dis");
-    return kernel;
+    return std::move(*compiled);
   }
 
   image.kernelName = name;
-  image.target = targetName;
+  image.target = pipeline.target;
   image.arch = "spirv64";
-  image.numWarps = *numWarps;
-  image.sharedBytes = lowered->scratchBytes;
+  image.numWarps = kernel.numWarps;
+  image.sharedBytes = kernel.lowered.scratchBytes;
+  image.argSizes = kernel.argSizes;
   image.subGroupSize = subGroupSize;
-  image.spirv = kernel.spirv;
   kernel.image->data = tegula::backend::writeImage(image);
-  return kernel;
+  return std::move(*compiled);
 }

@@ -111,16 +111,6 @@ std::vector<CompileOption> intelOptions() {
   };
 }
 
-IntelStage toIntelStage(const std::string &stage) {
-  if (stage == "llvm-ir")
-    return IntelStage::LLVMIR;
-  if (stage == "spirv")
-    return IntelStage::SPIRV;
-  if (stage == "spirv-asm")
-    return IntelStage::SPIRVAssembly;
-  return IntelStage::Image;
-}
-
 class IntelPlugin : public PluginBase {
 public:
   IntelPlugin()
@@ -131,44 +121,10 @@ public:
   /// has checked the stage and the options against the declarations.
   Status compile(const CompileRequest &request,
                  std::unique_ptr<CompiledImage> &image) override {
-    IntelCompileOptions options;
-    options.target = request.target;
-    options.numWarps = static_cast<unsigned>(request.integer("num_warps"));
-    options.numStages = static_cast<unsigned>(request.integer("num_stages"));
-    options.subGroupSize =
-        static_cast<unsigned>(request.integer("sub_group_size"));
-    options.stage = toIntelStage(request.stage);
-
-    // One context per compile: compiles run concurrently and share nothing.
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    tegula::backend::prepareCompileContext(context);
-    llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
-                          request.bytecode ? request.bytecodeSize : 0);
-    auto module = tegula::backend::readTileBytecode(bytes, context);
-    if (!module)
-      return toStatus(module.takeError());
-    llvm::Expected<IntelKernel> kernel = compileTileModule(**module, options);
-    if (!kernel)
-      return toStatus(kernel.takeError());
-    // TEGULA_TIME_STAGES=1: each stage's time on stderr.
-    if (const char *time = std::getenv("TEGULA_TIME_STAGES");
-        time && llvm::StringRef(time) == "1")
-      kernel->clock.print(llvm::errs(), "tegula intel", kernel->image->name);
-    switch (options.stage) {
-    case IntelStage::LLVMIR:
-      kernel->image->data = std::move(kernel->llvmIR);
-      break;
-    case IntelStage::SPIRV:
-      kernel->image->data = std::move(kernel->spirv);
-      break;
-    case IntelStage::SPIRVAssembly:
-      kernel->image->data = std::move(kernel->spirvAssembly);
-      break;
-    case IntelStage::Image:
-      break;
-    }
-    image = std::move(kernel->image);
-    return Status::success();
+    return tegula::backend::compileRequest(
+        request, "tegula intel",
+        [&](mlir::ModuleOp module) { return compileTileModule(module, request); },
+        image);
   }
 
   /// Loads the loader and lists the GPUs; on failure leaves the list empty

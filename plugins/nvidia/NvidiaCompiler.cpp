@@ -79,59 +79,50 @@ uint64_t tegula::nvidia::getMaxSharedMemory(llvm::StringRef arch) {
   }
 }
 
-llvm::Expected<NvidiaKernel>
+llvm::Expected<tegula::backend::KernelIR>
 tegula::nvidia::compileTileModule(ModuleOp module,
-                                  const NvidiaCompileOptions &options) {
+                                  const plugin::CompileRequest &request) {
   const std::vector<std::string> &targets = getNvidiaTargets();
-  if (!llvm::is_contained(targets, options.target))
+  if (!llvm::is_contained(targets, request.target))
     return compileError(TG_ERROR_INVALID_ARGUMENT,
                         "the nvidia plugin compiles for " +
                             llvm::join(targets, ", ") + ", not '" +
-                            options.target + "'");
-  const bool singleThread = options.singleThread;
-
+                            request.target + "'");
+  const bool singleThread = request.value("lowering") == "single-thread";
   MLIRContext &context = *module.getContext();
-  tegula::backend::prepareCompileContext(context);
   loadNvidiaHookDialects(context);
   {
     DialectRegistry registry;
     registerNVVMDialectTranslation(registry);
     context.appendDialectRegistry(registry);
   }
+  const std::string arch = getCodegenArch(request.target);
 
-  NvidiaKernel kernel;
-  kernel.arch = getCodegenArch(options.target);
-  const std::string target = "nvidia:" + options.target;
-  llvm::Expected<unsigned> numWarps = tegula::backend::resolveNumWarps(
-      module, options.numWarps, /*warpSize=*/32, /*maxThreads=*/1024);
-  if (!numWarps)
-    return numWarps.takeError();
-  unsigned threads = *numWarps * 32;
-  // The matrix-unit families middle/'s lowering finds by the kinds of the
-  // #tile.matrix layouts the policy chose.
+  // mma.sync for dots unless the mma option is off (FMA, for comparison);
+  // wgmma on sm_90a unless the wgmma option is off. The lowering finds the
+  // matrix-unit families by the kinds of the #tile.matrix layouts chosen.
+  NvidiaLayoutPolicy policy(getSmVersion(arch), request.flag("mma"),
+                            llvm::StringRef(arch).ends_with("a") &&
+                                request.flag("wgmma"));
   tegula::backend::MatrixUnitRegistry matrixUnits;
   addNvidiaMatrixUnits(matrixUnits);
-
-  if (!singleThread) {
-    // mma.sync for dots unless the mma option is off (FMA, for
-    // comparison); wgmma on sm_90a unless the wgmma option is off.
-    NvidiaLayoutPolicy policy(getSmVersion(kernel.arch), options.mma,
-                              llvm::StringRef(kernel.arch).ends_with("a") &&
-                                  options.wgmma);
-    tegula::backend::LayoutStageOptions layouts;
-    layouts.target = target;
-    layouts.numWarps = *numWarps;
-    // Loads feeding wgmma operands run num_stages - 1 iterations ahead (3
-    // stages unless the option, the kernel or the loop says otherwise).
-    layouts.numStages = options.numStages;
-    layouts.isSharedOperand = [&](Type type) {
-      return tegula::isSharedMatrixOperand(type, matrixUnits);
-    };
-    if (llvm::Error error =
-            tegula::backend::runLayoutStages(module, policy, layouts))
-      return error;
-    kernel.clock.lap("layouts");
-  }
+  NvidiaTargetHooks hooks;
+  tegula::backend::PipelineTarget pipeline;
+  pipeline.target = "nvidia:" + request.target;
+  pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+  pipeline.policy = singleThread ? nullptr : &policy;
+  // Loads feeding wgmma operands run num_stages - 1 iterations ahead (3
+  // stages unless the option, the kernel or the loop says otherwise).
+  pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
+  pipeline.pipelineSharedOperands = true;
+  pipeline.hooks = &hooks;
+  // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
+  pipeline.lowering.polynomialMath = true;
+  pipeline.lowering.distributed = !singleThread;
+  pipeline.lowering.matrixUnits = &matrixUnits;
+  pipeline.limit.bytes = getMaxSharedMemory(arch);
+  pipeline.limit.what = "shared memory per block";
+  pipeline.limit.owner = arch;
 
   // tl's `/` on f32 is the approximate full-range division on NVIDIA, as in
   // Triton (tl.math.div_rn stays exact): marked here, emitted as
@@ -141,91 +132,82 @@ tegula::nvidia::compileTileModule(ModuleOp module,
       divide.setFastmath(arith::FastMathFlags::afn);
   });
 
-  NvidiaTargetHooks hooks;
-  tegula::LoweringOptions lowering;
-  // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
-  lowering.polynomialMath = true;
-  lowering.distributed = !singleThread;
-  lowering.matrixUnits = &matrixUnits;
-  llvm::Expected<LoweredKernel> lowered =
-      tegula::backend::lowerKernel(module, hooks, lowering, target);
-  if (!lowered)
-    return lowered.takeError();
-  kernel.clock.lap("lowering");
-  tegula::backend::ScratchLimit limit;
-  limit.bytes = getMaxSharedMemory(kernel.arch);
-  limit.what = "shared memory per block";
-  limit.owner = kernel.arch;
-  kernel.image = std::make_unique<tegula::plugin::CompiledImage>();
-  NvidiaImage image;
-  if (llvm::Error error = tegula::backend::describeKernel(
-          *lowered, target, *numWarps, limit, *kernel.image, &image.argSizes))
-    return error;
-  const std::string &name = lowered->name;
-
-  // A __global__ function, launched with exactly num_warps x 32 threads.
-  auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
-  function->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
-                    UnitAttr::get(&context));
-  function->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                    DenseI32ArrayAttr::get(
-                        &context, {static_cast<int32_t>(threads), 1, 1}));
-  // `.minnctapersm 1`: with .maxntid alone ptxas budgets registers for many
-  // resident blocks (a 128x256 mma matmul got 32 registers and 19 KB of
-  // spills; with this, 255 registers and 5 KB).
-  function->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                    IntegerAttr::get(IntegerType::get(&context, 32), 1));
-
-  llvm::LLVMContext llvmContext;
-  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
-      tegula::backend::translateKernel(module, llvmContext, name);
-  if (!llvmModule)
-    return llvmModule.takeError();
+  llvm::Expected<tegula::backend::KernelIR> compiled =
+      tegula::backend::compileToLLVM(
+          module, pipeline, [&](ModuleOp lowered, backend::KernelIR &kernel) {
+            // A __global__ function, launched with exactly num_warps x 32
+            // threads.
+            auto function =
+                lowered.lookupSymbol<LLVM::LLVMFuncOp>(kernel.name());
+            function->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                              UnitAttr::get(&context));
+            int32_t threads = static_cast<int32_t>(kernel.numWarps * 32);
+            function->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                              DenseI32ArrayAttr::get(&context, {threads, 1, 1}));
+            // `.minnctapersm 1`: with .maxntid alone ptxas budgets registers
+            // for many resident blocks (a 128x256 mma matmul got 32
+            // registers and 19 KB of spills; with this, 255 registers and
+            // 5 KB).
+            function->setAttr(
+                NVVM::NVVMDialect::getMinctasmAttrName(),
+                IntegerAttr::get(IntegerType::get(&context, 32), 1));
+            return llvm::Error::success();
+          });
+  if (!compiled)
+    return compiled.takeError();
+  backend::KernelIR &kernel = *compiled;
+  const std::string &name = kernel.name();
   if (singleThread)
-    guardThreadZero(*(*llvmModule)->getFunction(name));
-  kernel.clock.lap("translation");
+    guardThreadZero(*kernel.llvmModule->getFunction(name));
 
-  if (llvm::Error error = optimizeForNVPTX(**llvmModule, name, kernel.arch,
-                                           options.llvmPasses))
+  if (llvm::Error error = optimizeForNVPTX(*kernel.llvmModule, name, arch,
+                                           request.value("llvm_passes")))
     // Its errors are plain ones (TG_ERROR_INTERNAL) but for a call of a
     // function NVIDIA GPUs lack.
     return tegula::backend::unimplementedIfAny(
         std::move(error), {"has no implementation on NVIDIA GPUs"});
   kernel.clock.lap("llvm-opt");
-  if (options.stage == CompileStage::LLVMIR) {
-    llvm::raw_string_ostream os(kernel.llvmIR);
-    (*llvmModule)->print(os, nullptr);
-    return kernel;
+  if (request.stage == "llvm-ir") {
+    kernel.setDataToLLVMIR();
+    return std::move(*compiled);
   }
 
-  llvm::Expected<std::string> ptx = emitPTX(**llvmModule, kernel.arch);
+  NvidiaImage image;
+  llvm::Expected<std::string> ptx = emitPTX(*kernel.llvmModule, arch);
   if (!ptx)
     return compileError(TG_ERROR_INTERNAL, llvm::toString(ptx.takeError()));
-  kernel.ptx = std::move(*ptx);
+  image.ptx = std::move(*ptx);
   kernel.clock.lap("ptx");
-  if (options.stage == CompileStage::PTX)
-    return kernel;
+  if (request.stage == "ptx") {
+    kernel.image->data = std::move(image.ptx);
+    return std::move(*compiled);
+  }
 
+  std::string noCubinReason;
   if (std::optional<std::string> ptxas =
-          findPtxas(kernel.noCubinReason, options.ptxas)) {
-    llvm::Expected<std::string> cubin =
-        assemblePTX(*ptxas, kernel.ptx, kernel.arch, options.ptxasOptions);
+          findPtxas(noCubinReason, request.value("ptxas"))) {
+    llvm::Expected<std::string> cubin = assemblePTX(
+        *ptxas, image.ptx, arch, request.value("ptxas_options"));
     if (!cubin)
-      return compileError(TG_ERROR_INTERNAL, "kernel " + name + ": " +
-                                                 llvm::toString(cubin.takeError()));
-    kernel.cubin = std::move(*cubin);
+      return compileError(TG_ERROR_INTERNAL,
+                          "kernel " + name + ": " +
+                              llvm::toString(cubin.takeError()));
+    image.cubin = std::move(*cubin);
     kernel.clock.lap("ptxas");
-  } else if (options.requireCubin) {
+  } else if (request.stage == "cubin") {
     return compileError(TG_ERROR_UNAVAILABLE,
-                        "cannot make a cubin: " + kernel.noCubinReason);
+                        "cannot make a cubin: " + noCubinReason);
+  }
+  if (request.stage == "cubin") {
+    kernel.image->data = std::move(image.cubin);
+    return std::move(*compiled);
   }
   image.kernelName = name;
-  image.target = target;
-  image.arch = kernel.arch;
-  image.numWarps = *numWarps;
-  image.sharedBytes = lowered->scratchBytes;
-  image.ptx = kernel.ptx;
-  image.cubin = kernel.cubin;
+  image.target = pipeline.target;
+  image.arch = arch;
+  image.numWarps = kernel.numWarps;
+  image.sharedBytes = kernel.lowered.scratchBytes;
+  image.argSizes = kernel.argSizes;
   kernel.image->data = tegula::backend::writeImage(image);
-  return kernel;
+  return std::move(*compiled);
 }

@@ -34,80 +34,15 @@
 #include "tegula/plugin.h"
 
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-namespace mlir {
-class MLIRContext;
-} // namespace mlir
-
 namespace tegula::nvidia {
 
-/// How far compileTileModule goes.
-enum class CompileStage {
-  /// The optimized LLVM IR, as the NVPTX back end receives it.
-  LLVMIR,
-  /// PTX.
-  PTX,
-  /// PTX and, when ptxas is found, a cubin.
-  Image,
-};
-
-/// What a compile is asked to do.
-struct NvidiaCompileOptions {
-  /// The device target: "sm_80", "sm_90", "sm_90a", ...
-  std::string target;
-  /// Warps per block; 0: the module's tile.num_warps, else 4.
-  unsigned numWarps = 0;
-  /// Software-pipelining depth of dot loops (1: none); 0: each loop's or
-  /// the module's tile.num_stages, else 3.
-  unsigned numStages = 0;
-  CompileStage stage = CompileStage::Image;
-  /// At CompileStage::Image, fail when no ptxas is found (instead of
-  /// shipping PTX alone).
-  bool requireCubin = false;
-  /// Dots on the matrix units (mma.sync, and wgmma on sm_90a when |wgmma|);
-  /// FMA otherwise.
-  bool mma = true;
-  bool wgmma = true;
-  /// The interim one-thread execution model (see above) instead of the
-  /// distributed lowering.
-  bool singleThread = false;
-  /// An LLVM pass pipeline replacing the built-in O3 one, or "".
-  std::string llvmPasses;
-  /// More ptxas options, separated by spaces.
-  std::string ptxasOptions;
-  /// The ptxas to run: a path, "none", or "" to search for it; nothing:
-  /// TEGULA_PTXAS (NvidiaCodegen.h, findPtxas).
-  std::optional<std::string> ptxas;
-};
-
-/// A compiled kernel.
-struct NvidiaKernel {
-  /// The metadata the plugin returns (name, target "nvidia:<target>",
-  /// warps, dynamic shared memory per block, arguments) and, at
-  /// CompileStage::Image, the image (NvidiaImage.h) in |image->data|.
-  std::unique_ptr<plugin::CompiledImage> image;
-  /// The arch of the code (sm_90a for sm_90, see NvidiaCodegen.h).
-  std::string arch;
-  /// At CompileStage::LLVMIR: the optimized LLVM IR.
-  std::string llvmIR;
-  std::string ptx;
-  /// Empty when no ptxas was found; |noCubinReason| then says why.
-  std::string cubin;
-  std::string noCubinReason;
-  /// The time of each stage run: "layouts", "lowering", "translation",
-  /// "llvm-opt", "ptx", "ptxas".
-  backend::StageClock clock;
-};
-
-/// The targets the plugin compiles for.
 const std::vector<std::string> &getNvidiaTargets();
 
 /// Shared memory a block may use on |arch| with the opt-in attribute (0 for
@@ -122,8 +57,13 @@ uint64_t getMaxSharedMemory(llvm::StringRef arch);
 /// TG_ERROR_UNIMPLEMENTED for code that needs a function NVIDIA GPUs lack;
 /// TG_ERROR_INTERNAL for a failure past the lowering (ptxas included).
 /// Safe to call from several threads on different contexts.
-llvm::Expected<NvidiaKernel> compileTileModule(mlir::ModuleOp module,
-                                               const NvidiaCompileOptions &options);
+/// Compiles |module| for |request|'s target with its options (num_warps,
+/// num_stages, mma, wgmma, lowering, llvm_passes, ptxas, ptxas_options) up
+/// to its stage: the image (NvidiaImage.h: PTX and, when ptxas is found,
+/// a cubin), or the "llvm-ir", "ptx" or "cubin" alone (the cubin stage
+/// fails when no ptxas is found), in the returned kernel's image data.
+llvm::Expected<backend::KernelIR>
+compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request);
 
 } // namespace tegula::nvidia
 

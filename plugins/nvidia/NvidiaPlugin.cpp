@@ -99,46 +99,10 @@ public:
   /// options().
   Status compile(const CompileRequest &request,
                  std::unique_ptr<CompiledImage> &image) override {
-    NvidiaCompileOptions options;
-    options.target = request.target;
-    options.numWarps = static_cast<unsigned>(request.integer("num_warps"));
-    options.numStages = static_cast<unsigned>(request.integer("num_stages"));
-    options.mma = request.flag("mma");
-    options.wgmma = request.flag("wgmma");
-    options.singleThread = request.value("lowering") == "single-thread";
-    options.llvmPasses = request.value("llvm_passes");
-    options.ptxas = request.value("ptxas");
-    options.ptxasOptions = request.value("ptxas_options");
-    using Stage = tegula::nvidia::CompileStage;
-    options.stage = request.stage == "llvm-ir" ? Stage::LLVMIR
-                    : request.stage == "ptx"   ? Stage::PTX
-                                               : Stage::Image;
-    options.requireCubin = request.stage == "cubin";
-
-    // One context per compile: compiles run concurrently and share nothing.
-    mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
-    tegula::backend::prepareCompileContext(context);
-    llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
-                          request.bytecode ? request.bytecodeSize : 0);
-    auto module = tegula::backend::readTileBytecode(bytes, context);
-    if (!module)
-      return toStatus(module.takeError());
-    llvm::Expected<NvidiaKernel> kernel = compileTileModule(**module, options);
-    if (!kernel)
-      return toStatus(kernel.takeError());
-    // TEGULA_TIME_STAGES=1: each stage's time on stderr, as `tegula compile
-    // --time-stages` prints it.
-    if (const char *time = std::getenv("TEGULA_TIME_STAGES");
-        time && llvm::StringRef(time) == "1")
-      kernel->clock.print(llvm::errs(), "tegula nvidia", kernel->image->name);
-    image = std::move(kernel->image);
-    if (request.stage == "llvm-ir")
-      image->data = std::move(kernel->llvmIR);
-    else if (request.stage == "ptx")
-      image->data = std::move(kernel->ptx);
-    else if (request.stage == "cubin")
-      image->data = std::move(kernel->cubin);
-    return Status::success();
+    return tegula::backend::compileRequest(
+        request, "tegula nvidia",
+        [&](mlir::ModuleOp module) { return compileTileModule(module, request); },
+        image);
   }
 
 private:

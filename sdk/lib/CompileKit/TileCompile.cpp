@@ -268,3 +268,88 @@ tegula::backend::translateKernel(ModuleOp module, llvm::LLVMContext &context,
                             kernel);
   return llvmModule;
 }
+
+void KernelIR::setDataToLLVMIR() {
+  image->data.clear();
+  llvm::raw_string_ostream os(image->data);
+  llvmModule->print(os, nullptr);
+}
+
+llvm::Expected<KernelIR> tegula::backend::compileToLLVM(
+    ModuleOp module, const PipelineTarget &target,
+    llvm::function_ref<llvm::Error(ModuleOp, KernelIR &)> beforeTranslation) {
+  assert(target.hooks && "the pipeline needs the target's hooks");
+  KernelIR kernel;
+  if (target.warpSize) {
+    llvm::Expected<unsigned> numWarps =
+        resolveNumWarps(module, target.numWarps, target.warpSize,
+                        target.maxThreads, target.defaultWarps);
+    if (!numWarps)
+      return numWarps.takeError();
+    kernel.numWarps = *numWarps;
+  }
+  if (target.policy) {
+    LayoutStageOptions layouts;
+    layouts.target = target.target;
+    layouts.numWarps = kernel.numWarps;
+    layouts.numStages = target.numStages;
+    if (target.pipelineSharedOperands && target.lowering.matrixUnits)
+      layouts.isSharedOperand = [&](Type type) {
+        return tegula::isSharedMatrixOperand(type,
+                                             *target.lowering.matrixUnits);
+      };
+    if (llvm::Error error = runLayoutStages(module, *target.policy, layouts))
+      return std::move(error);
+    kernel.clock.lap("layouts");
+  }
+
+  llvm::Expected<LoweredKernel> lowered =
+      lowerKernel(module, *target.hooks, target.lowering, target.target);
+  if (!lowered)
+    return unimplementedIfAny(lowered.takeError(), target.refusalMarkers);
+  kernel.lowered = std::move(*lowered);
+  kernel.clock.lap("lowering");
+  kernel.image = std::make_unique<CompiledImage>();
+  if (llvm::Error error = describeKernel(
+          kernel.lowered, target.target,
+          target.reportedWarps ? target.reportedWarps : kernel.numWarps,
+          target.limit, *kernel.image, &kernel.argSizes))
+    return std::move(error);
+  if (beforeTranslation)
+    if (llvm::Error error = beforeTranslation(module, kernel))
+      return std::move(error);
+
+  kernel.llvmContext = std::make_unique<llvm::LLVMContext>();
+  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
+      translateKernel(module, *kernel.llvmContext, kernel.name());
+  if (!llvmModule)
+    return llvmModule.takeError();
+  kernel.llvmModule = std::move(*llvmModule);
+  kernel.clock.lap("translation");
+  return kernel;
+}
+
+Status tegula::backend::compileRequest(
+    const CompileRequest &request, llvm::StringRef who,
+    llvm::function_ref<llvm::Expected<KernelIR>(ModuleOp)> compileModule,
+    std::unique_ptr<CompiledImage> &image) {
+  // One context per compile: compiles run concurrently and share nothing.
+  MLIRContext context(MLIRContext::Threading::DISABLED);
+  prepareCompileContext(context);
+  llvm::StringRef bytes(static_cast<const char *>(request.bytecode),
+                        request.bytecode ? request.bytecodeSize : 0);
+  llvm::Expected<OwningOpRef<ModuleOp>> module =
+      readTileBytecode(bytes, context);
+  if (!module)
+    return toStatus(module.takeError());
+  llvm::Expected<KernelIR> kernel = compileModule(**module);
+  if (!kernel)
+    return toStatus(kernel.takeError());
+  // TEGULA_TIME_STAGES=1: each stage's time, as `tegula compile
+  // --time-stages` prints it.
+  if (const char *time = std::getenv("TEGULA_TIME_STAGES");
+      time && llvm::StringRef(time) == "1")
+    kernel->clock.print(llvm::errs(), who, kernel->name());
+  image = std::move(kernel->image);
+  return Status::success();
+}

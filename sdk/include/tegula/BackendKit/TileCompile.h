@@ -16,8 +16,11 @@
 //                           the scratch / shared-memory limit
 //   translateKernel         LLVM dialect -> LLVM IR
 //
-// A backend's compile is these calls with its own policy, hooks and
-// options, then its code generator (tegula/BackendKit/CompileSupport.h
+// compileToLLVM runs them all with a backend's answers (PipelineTarget),
+// and compileRequest wraps a backend's compile of one module in what every
+// plugin's compile does around it (a fresh context, the bytecode, the stage
+// times); a backend's compile is then its options, its PipelineTarget, and
+// its code generator (tegula/BackendKit/CompileSupport.h
 // has the LLVM pipeline runner, ExternalTool.h the tool runner,
 // KernelImage.h the container). Every failure is a CompileError: a
 // tg_error_code and one line, MLIR's diagnostics (with file:line:col)
@@ -36,7 +39,10 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 
 #include <chrono>
@@ -48,8 +54,6 @@
 #include <vector>
 
 namespace llvm {
-class LLVMContext;
-class Module;
 class raw_ostream;
 } // namespace llvm
 
@@ -189,6 +193,75 @@ llvm::Error describeKernel(const LoweredKernel &kernel, llvm::StringRef target,
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateKernel(mlir::ModuleOp module, llvm::LLVMContext &context,
                 llvm::StringRef kernel);
+
+/// A backend's answers to the kit's pipeline for one compile.
+struct PipelineTarget {
+  /// The compile target, "<backend>:<arch>" (messages and metadata).
+  std::string target;
+  /// Threads per warp; 0 for one thread per program (no layouts, one warp
+  /// whatever num_warps says).
+  unsigned warpSize = 32;
+  /// The most threads a program (block, work-group) may have.
+  unsigned maxThreads = 1024;
+  /// The num_warps option; 0: the module's tile.num_warps, else
+  /// |defaultWarps| (resolveNumWarps).
+  unsigned numWarps = 0;
+  unsigned defaultWarps = 4;
+  /// The target's layouts; null: none are assigned (a one-thread model).
+  const LayoutPolicy *policy = nullptr;
+  /// The num_stages option (LayoutStageOptions::numStages).
+  unsigned numStages = 0;
+  /// Whether loads feeding the matrix units' shared-memory operands are
+  /// software-pipelined (tegula::isSharedMatrixOperand over
+  /// |lowering.matrixUnits|).
+  bool pipelineSharedOperands = false;
+  const TargetHooks *hooks = nullptr;
+  LoweringOptions lowering;
+  ScratchLimit limit;
+  /// The warps the metadata reports; 0: the resolved num_warps.
+  unsigned reportedWarps = 0;
+  /// The words of the backend's refusals: a lowering error holding one is
+  /// TG_ERROR_UNIMPLEMENTED (unimplementedIfAny).
+  std::vector<llvm::StringRef> refusalMarkers;
+};
+
+/// One kernel on its way through a backend's compile.
+struct KernelIR {
+  /// The resolved warps per program (1 for one thread per program).
+  unsigned numWarps = 1;
+  LoweredKernel lowered;
+  /// The metadata the plugin returns (describeKernel); the backend puts its
+  /// image, or the output of the stage asked for, in |image->data|.
+  std::unique_ptr<plugin::CompiledImage> image;
+  /// Each argument's packed size, as the image's launch fields record them.
+  std::vector<uint32_t> argSizes;
+  std::unique_ptr<llvm::LLVMContext> llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule;
+  StageClock clock;
+
+  const std::string &name() const { return lowered.name; }
+  /// Sets the image's data to |module|'s text (the "llvm-ir" stages).
+  void setDataToLLVMIR();
+};
+
+/// The kit's pipeline over |module|: resolveNumWarps, runLayoutStages (when
+/// there is a policy), lowerKernel, |beforeTranslation| (a backend's
+/// attributes on the lowered llvm.func, or checks of the lowered module),
+/// describeKernel and translateKernel, each stage timed in the clock.
+llvm::Expected<KernelIR> compileToLLVM(
+    mlir::ModuleOp module, const PipelineTarget &target,
+    llvm::function_ref<llvm::Error(mlir::ModuleOp, KernelIR &)>
+        beforeTranslation = {});
+
+/// A plugin's compile of |request|: its bytecode read into a fresh context
+/// (prepared as prepareCompileContext does), |compileModule| run on it, the
+/// stage times printed on stderr as "<who> <kernel>: <stage> <ms> ms" when
+/// TEGULA_TIME_STAGES=1, and the kernel's image handed back in |image|.
+plugin::Status compileRequest(
+    const plugin::CompileRequest &request, llvm::StringRef who,
+    llvm::function_ref<llvm::Expected<KernelIR>(mlir::ModuleOp)>
+        compileModule,
+    std::unique_ptr<plugin::CompiledImage> &image);
 
 } // namespace tegula::backend
 

@@ -187,33 +187,13 @@ Value AmdTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
 
 Value AmdTargetHooks::buildScratchBase(OpBuilder &builder,
                                        Location loc) const {
-  MLIRContext *context = builder.getContext();
-  Type ldsPtr = LLVM::LLVMPointerType::get(context, kLdsSpace);
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module) {
-    emitError(loc) << "amd target hooks: the scratch base is asked for "
-                      "outside a module";
-    return builder.create<LLVM::PoisonOp>(loc, ldsPtr);
-  }
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(kLdsSymbol);
-  if (!global) {
-    if (module.lookupSymbol(kLdsSymbol)) {
-      emitError(loc) << "amd target hooks: the module already has a symbol @"
-                     << kLdsSymbol << " that is not the LDS array";
-      return builder.create<LLVM::PoisonOp>(loc, ldsPtr);
-    }
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    global = builder.create<LLVM::GlobalOp>(
-        loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, kLdsSymbol,
-        Attribute(), /*alignment=*/16, kLdsSpace);
-  }
-  return builder.create<LLVM::AddressOfOp>(loc, global);
+  return tegula::backend::getOrDeclareSharedArray(
+      builder, loc, kLdsSymbol, kLdsSpace, /*alignment=*/16,
+      "amd target hooks");
 }
 
-LogicalResult AmdTargetHooks::buildPrint(OpBuilder &, Location loc, StringRef,
-                                         Value, Value, bool, bool) const {
+LogicalResult AmdTargetHooks::buildPrintf(OpBuilder &, Location loc,
+                                          StringRef, ValueRange) const {
   return emitError(loc) << "tl.device_print " << kAmdRefusalMarker
                         << " yet (amd:" << target.name
                         << "): it has no HIP host-call printf";

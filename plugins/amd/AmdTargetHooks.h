@@ -80,11 +80,10 @@ public:
   /// declared on first use; the compiler gives it its size.
   mlir::Value buildScratchBase(mlir::OpBuilder &builder,
                                mlir::Location loc) const override;
-  /// Refused (see above).
-  mlir::LogicalResult buildPrint(mlir::OpBuilder &builder, mlir::Location loc,
-                                 llvm::StringRef prefix, mlir::Value index,
-                                 mlir::Value value, bool isSigned,
-                                 bool hex) const override;
+  /// Refused (see above): tl.device_print fails the compile.
+  mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder, mlir::Location loc,
+                                  llvm::StringRef format,
+                                  mlir::ValueRange args) const override;
   /// llvm.trap (see above).
   mlir::LogicalResult
   buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,

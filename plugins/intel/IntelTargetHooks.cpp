@@ -96,7 +96,7 @@ std::string toOpenCLFormat(StringRef format) {
 /// (UniformConstant). f64 arguments (C's promotion of %f) are passed as
 /// f32: Xe-HPG has no fp64, and OpenCL's %f takes either.
 LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
-                         ArrayRef<Value> args) {
+                         ValueRange args) {
   MLIRContext *context = builder.getContext();
   ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module)
@@ -120,13 +120,6 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
                                            operands);
   call.setVarCalleeTypeAttr(TypeAttr::get(type));
   return success();
-}
-
-/// The three program ids, for "pid (x, y, z)".
-SmallVector<Value> programIds(OpBuilder &builder, Location loc) {
-  return {callWorkItemFunction(builder, loc, "_Z12get_group_idj", 0),
-          callWorkItemFunction(builder, loc, "_Z12get_group_idj", 1),
-          callWorkItemFunction(builder, loc, "_Z12get_group_idj", 2)};
 }
 
 } // namespace
@@ -196,56 +189,21 @@ Value IntelTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
 
 Value IntelTargetHooks::buildScratchBase(OpBuilder &builder,
                                          Location loc) const {
-  MLIRContext *context = builder.getContext();
-  Type sharedPtr = LLVM::LLVMPointerType::get(context, kSharedSpace);
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module) {
-    emitError(loc) << "intel target hooks: the scratch base is asked for "
-                      "outside a module";
-    return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
-  }
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemorySymbol);
-  if (!global) {
-    if (module.lookupSymbol(kSharedMemorySymbol)) {
-      emitError(loc) << "intel target hooks: the module already has a symbol @"
-                     << kSharedMemorySymbol
-                     << " that is not the shared local memory array";
-      return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
-    }
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    // Sized by the code generator once the lowering knows the scratch.
-    global = builder.create<LLVM::GlobalOp>(
-        loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
-        Attribute(), /*alignment=*/16, kSharedSpace);
-  }
-  return builder.create<LLVM::AddressOfOp>(loc, global);
+  // Sized by the code generator once the lowering knows the scratch.
+  return tegula::backend::getOrDeclareSharedArray(
+      builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/16,
+      "intel target hooks");
 }
 
-LogicalResult IntelTargetHooks::buildPrint(OpBuilder &builder, Location loc,
-                                           StringRef prefix, Value index,
-                                           Value value, bool isSigned,
-                                           bool hex) const {
-  FailureOr<tegula::backend::PrintfCall> call =
-      tegula::backend::formatDevicePrint(builder, loc, programIds(builder, loc),
-                                         prefix, index, value, isSigned, hex,
-                                         "intel print");
-  if (failed(call))
-    return failure();
-  return callPrintf(builder, loc, call->format, call->args);
+LogicalResult IntelTargetHooks::buildPrintf(OpBuilder &builder, Location loc,
+                                            StringRef format,
+                                            ValueRange args) const {
+  return callPrintf(builder, loc, format, args);
 }
 
-LogicalResult IntelTargetHooks::buildAssertFailure(
-    OpBuilder &builder, Location loc, StringRef message, StringRef file,
-    unsigned line, StringRef function, Value index) const {
-  // The host plugin's line; the kernel goes on (see the header).
-  FailureOr<tegula::backend::PrintfCall> call =
-      tegula::backend::formatAssertFailure(builder, loc,
-                                           programIds(builder, loc), message,
-                                           file, line, function, index,
-                                           "intel assert");
-  if (failed(call))
-    return failure();
-  return callPrintf(builder, loc, call->format, call->args);
+LogicalResult IntelTargetHooks::buildAbort(OpBuilder &, Location, StringRef,
+                                           StringRef, unsigned,
+                                           StringRef) const {
+  // SPIR-V for OpenCL cannot stop a kernel: it goes on (see the header).
+  return success();
 }

@@ -82,18 +82,16 @@ public:
   /// declared on first use.
   mlir::Value buildScratchBase(mlir::OpBuilder &builder,
                                mlir::Location loc) const override;
-  /// printf("pid (%u, %u, %u) idx (%ld) PREFIX VALUE\n", ...).
-  mlir::LogicalResult buildPrint(mlir::OpBuilder &builder, mlir::Location loc,
-                                 llvm::StringRef prefix, mlir::Value index,
-                                 mlir::Value value, bool isSigned,
-                                 bool hex) const override;
-  /// printf("device_assert failed at FILE:LINE in FUNCTION: MESSAGE
-  /// (program (x, y, z), element i)\n"); the kernel goes on.
-  mlir::LogicalResult
-  buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
-                     llvm::StringRef message, llvm::StringRef file,
-                     unsigned line, llvm::StringRef function,
-                     mlir::Value index) const override;
+  /// OpenCL's printf(format, args) (the kit's buildPrint and
+  /// buildAssertFailure format the host plugin's lines).
+  mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder, mlir::Location loc,
+                                  llvm::StringRef format,
+                                  mlir::ValueRange args) const override;
+  /// Nothing: the kernel goes on after a failed assertion's line.
+  mlir::LogicalResult buildAbort(mlir::OpBuilder &builder, mlir::Location loc,
+                                 llvm::StringRef message, llvm::StringRef file,
+                                 unsigned line,
+                                 llvm::StringRef function) const override;
 
 private:
   unsigned subGroupSize;

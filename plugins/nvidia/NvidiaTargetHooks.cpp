@@ -60,7 +60,7 @@ Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
 /// entry block of the enclosing llvm.func, so that prints in loops do not
 /// grow the stack.
 LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
-                         StringRef format, ArrayRef<Value> args) {
+                         StringRef format, ValueRange args) {
   MLIRContext *context = builder.getContext();
   LLVM::LLVMFuncOp func = tegula::backend::getEnclosingLLVMFunction(builder);
   if (!func || func.getBody().empty())
@@ -100,14 +100,6 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
   builder.create<LLVM::CallOp>(loc, printfType, kPrintFunction,
                                ValueRange{formatAddress, buffer});
   return success();
-}
-
-/// The three program ids, for "pid (x, y, z)".
-SmallVector<Value> programIds(OpBuilder &builder, Location loc) {
-  Type i32 = builder.getI32Type();
-  return {builder.create<NVVM::BlockIdXOp>(loc, i32),
-          builder.create<NVVM::BlockIdYOp>(loc, i32),
-          builder.create<NVVM::BlockIdZOp>(loc, i32)};
 }
 
 } // namespace
@@ -192,71 +184,30 @@ Value NvidiaTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
 
 Value NvidiaTargetHooks::buildScratchBase(OpBuilder &builder,
                                           Location loc) const {
-  MLIRContext *context = builder.getContext();
-  Type sharedPtr = ptrType(context, kSharedSpace);
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module) {
-    emitError(loc) << "nvidia target hooks: the scratch base is asked for "
-                      "outside a module";
-    return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
-  }
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemorySymbol);
-  if (!global) {
-    if (module.lookupSymbol(kSharedMemorySymbol)) {
-      emitError(loc) << "nvidia target hooks: the module already has a "
-                        "symbol @"
-                     << kSharedMemorySymbol
-                     << " that is not the shared memory array";
-      return builder.create<LLVM::PoisonOp>(loc, sharedPtr);
-    }
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    // `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's dynamic
-    // shared memory.
-    global = builder.create<LLVM::GlobalOp>(
-        loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, kSharedMemorySymbol,
-        Attribute(), /*alignment=*/1024, kSharedSpace);
-  }
-  return builder.create<LLVM::AddressOfOp>(loc, global);
+  // `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's dynamic
+  // shared memory.
+  return tegula::backend::getOrDeclareSharedArray(
+      builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/1024,
+      "nvidia target hooks");
 }
 
-LogicalResult NvidiaTargetHooks::buildPrint(OpBuilder &builder, Location loc,
-                                            StringRef prefix, Value index,
-                                            Value value, bool isSigned,
-                                            bool hex) const {
+LogicalResult NvidiaTargetHooks::buildPrintf(OpBuilder &builder, Location loc,
+                                             StringRef format,
+                                             ValueRange args) const {
   ModuleOp module = tegula::backend::getEnclosingModule(builder);
   if (!module)
     return emitError(loc) << "nvidia print: the code is not inside a module";
-  FailureOr<tegula::backend::PrintfCall> call =
-      tegula::backend::formatDevicePrint(builder, loc, programIds(builder, loc),
-                                         prefix, index, value, isSigned, hex,
-                                         "nvidia print");
-  if (failed(call))
-    return failure();
-  return callPrintf(builder, loc, module, call->format, call->args);
+  return callPrintf(builder, loc, module, format, args);
 }
 
-LogicalResult NvidiaTargetHooks::buildAssertFailure(
-    OpBuilder &builder, Location loc, StringRef message, StringRef file,
-    unsigned line, StringRef function, Value index) const {
-  MLIRContext *context = builder.getContext();
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module)
-    return emitError(loc) << "nvidia assert: the code is not inside a module";
-  // The line the host plugin makes its launch error of, on the device's
-  // stdout: __assertfail's own line lacks the program and the element.
-  FailureOr<tegula::backend::PrintfCall> call =
-      tegula::backend::formatAssertFailure(builder, loc,
-                                           programIds(builder, loc), message,
-                                           file, line, function, index,
-                                           "nvidia assert");
-  if (failed(call) ||
-      failed(callPrintf(builder, loc, module, call->format, call->args)))
-    return failure();
-
+LogicalResult NvidiaTargetHooks::buildAbort(OpBuilder &builder, Location loc,
+                                            StringRef message, StringRef file,
+                                            unsigned line,
+                                            StringRef function) const {
   // void __assertfail(const char *message, const char *file, unsigned line,
   //                   const char *function, size_t charSize)
+  MLIRContext *context = builder.getContext();
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
   Type ptr = ptrType(context);
   auto assertType = LLVM::LLVMFunctionType::get(
       LLVM::LLVMVoidType::get(context),

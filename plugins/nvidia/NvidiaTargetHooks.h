@@ -66,21 +66,18 @@ public:
   /// space 3, 16-byte aligned), declared on first use.
   mlir::Value buildScratchBase(mlir::OpBuilder &builder,
                                mlir::Location loc) const override;
-  /// vprintf("pid (%u, %u, %u) idx (%lld) PREFIX VALUE\n", args): the line
-  /// the host plugin prints, with Triton's spacing (no idx for a scalar, a
-  /// constant -1 |index|; the prefix alone for a null |value|).
-  mlir::LogicalResult buildPrint(mlir::OpBuilder &builder, mlir::Location loc,
-                                 llvm::StringRef prefix, mlir::Value index,
-                                 mlir::Value value, bool isSigned,
-                                 bool hex) const override;
-  /// Prints "device_assert failed at FILE:LINE in FUNCTION: MESSAGE (program
-  /// (x, y, z), element i)" with vprintf, then calls __assertfail(message,
-  /// file, line, function, 1), which ends the kernel with CUDA_ERROR_ASSERT.
-  mlir::LogicalResult
-  buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
-                     llvm::StringRef message, llvm::StringRef file,
-                     unsigned line, llvm::StringRef function,
-                     mlir::Value index) const override;
+  /// vprintf(format, args) (the kit's buildPrint and buildAssertFailure
+  /// format Triton's lines).
+  mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder, mlir::Location loc,
+                                  llvm::StringRef format,
+                                  mlir::ValueRange args) const override;
+  /// __assertfail(message, file, line, function, 1), which ends the kernel
+  /// with CUDA_ERROR_ASSERT (after the kit printed the failed assertion's
+  /// line with program and element, which __assertfail's own lacks).
+  mlir::LogicalResult buildAbort(mlir::OpBuilder &builder, mlir::Location loc,
+                                 llvm::StringRef message, llvm::StringRef file,
+                                 unsigned line,
+                                 llvm::StringRef function) const override;
   /// cp.async (NvidiaAsyncCopy, NvidiaMatrixUnits.h).
   const backend::AsyncCopy *getAsyncCopy() const override;
 };

@@ -42,6 +42,35 @@ FailureOr<LLVM::LLVMFuncOp> tegula::backend::declareExternalFunction(
   return builder.create<LLVM::LLVMFuncOp>(loc, name, type);
 }
 
+Value tegula::backend::getOrDeclareSharedArray(OpBuilder &builder,
+                                               Location loc, StringRef symbol,
+                                               unsigned addressSpace,
+                                               unsigned alignment,
+                                               StringRef who) {
+  Type pointer = LLVM::LLVMPointerType::get(builder.getContext(), addressSpace);
+  ModuleOp module = getEnclosingModule(builder);
+  if (!module) {
+    emitError(loc) << who
+                   << ": the scratch base is asked for outside a module";
+    return builder.create<LLVM::PoisonOp>(loc, pointer);
+  }
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(symbol);
+  if (!global) {
+    if (module.lookupSymbol(symbol)) {
+      emitError(loc) << who << ": the module already has a symbol @" << symbol
+                     << " that is not the shared memory array";
+      return builder.create<LLVM::PoisonOp>(loc, pointer);
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    global = builder.create<LLVM::GlobalOp>(
+        loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, symbol, Attribute(),
+        alignment, addressSpace);
+  }
+  return builder.create<LLVM::AddressOfOp>(loc, global);
+}
+
 LLVM::GlobalOp tegula::backend::getOrCreateStringGlobal(
     OpBuilder &builder, Location loc, ModuleOp module, StringRef prefix,
     StringRef text, unsigned addressSpace) {

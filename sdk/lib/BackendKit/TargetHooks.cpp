@@ -3,9 +3,11 @@
 #include "tegula/BackendKit/TargetHooks.h"
 
 #include "tegula/BackendKit/AsyncCopy.h"
+#include "tegula/BackendKit/HookSupport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
 using namespace tegula::backend;
@@ -21,16 +23,54 @@ Value TargetHooks::buildScratchBase(OpBuilder &, Location) const {
   return {};
 }
 
-LogicalResult TargetHooks::buildPrint(OpBuilder &, Location, llvm::StringRef,
-                                      Value, Value, bool, bool) const {
-  return failure();
+/// The program ids along x, y and z, for "pid (x, y, z)".
+static llvm::SmallVector<Value, 3> programIds(const TargetHooks &hooks,
+                                              OpBuilder &builder,
+                                              Location loc) {
+  return {hooks.buildProgramId(builder, loc, Axis::X),
+          hooks.buildProgramId(builder, loc, Axis::Y),
+          hooks.buildProgramId(builder, loc, Axis::Z)};
 }
 
-LogicalResult TargetHooks::buildAssertFailure(OpBuilder &, Location,
-                                              llvm::StringRef, llvm::StringRef,
-                                              unsigned, llvm::StringRef,
-                                              Value) const {
-  return failure();
+LogicalResult TargetHooks::buildPrint(OpBuilder &builder, Location loc,
+                                      llvm::StringRef prefix, Value index,
+                                      Value value, bool isSigned,
+                                      bool hex) const {
+  FailureOr<PrintfCall> call =
+      formatDevicePrint(builder, loc, programIds(*this, builder, loc), prefix,
+                        index, value, isSigned, hex, "device print");
+  if (failed(call))
+    return failure();
+  return buildPrintf(builder, loc, call->format, call->args);
+}
+
+LogicalResult TargetHooks::buildAssertFailure(OpBuilder &builder, Location loc,
+                                              llvm::StringRef message,
+                                              llvm::StringRef file,
+                                              unsigned line,
+                                              llvm::StringRef function,
+                                              Value index) const {
+  FailureOr<PrintfCall> call =
+      formatAssertFailure(builder, loc, programIds(*this, builder, loc),
+                          message, file, line, function, index,
+                          "device assert");
+  if (failed(call) ||
+      failed(buildPrintf(builder, loc, call->format, call->args)))
+    return failure();
+  return buildAbort(builder, loc, message, file, line, function);
+}
+
+LogicalResult TargetHooks::buildPrintf(OpBuilder &, Location loc,
+                                       llvm::StringRef, ValueRange) const {
+  return emitError(loc) << "the target has no printf for tl.device_print "
+                           "and tl.device_assert";
+}
+
+LogicalResult TargetHooks::buildAbort(OpBuilder &builder, Location loc,
+                                      llvm::StringRef, llvm::StringRef,
+                                      unsigned, llvm::StringRef) const {
+  builder.create<LLVM::Trap>(loc);
+  return success();
 }
 
 void TargetHooks::buildAtomicFence(OpBuilder &, Location, bool, MemoryOrder,

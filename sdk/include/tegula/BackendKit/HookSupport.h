@@ -47,6 +47,16 @@ mlir::LLVM::GlobalOp getOrCreateStringGlobal(mlir::OpBuilder &builder,
                                              llvm::StringRef text,
                                              unsigned addressSpace = 0);
 
+/// The address of |module|'s external `[0 x i8]` array @|symbol| in
+/// |addressSpace| (the shared memory a target's scratch lives in; its code
+/// generator sizes it), declared with |alignment| on first use. An error at
+/// |loc| naming |who| and a poison pointer when |builder| is outside a
+/// module or @|symbol| is something else.
+mlir::Value getOrDeclareSharedArray(mlir::OpBuilder &builder,
+                                    mlir::Location loc, llvm::StringRef symbol,
+                                    unsigned addressSpace, unsigned alignment,
+                                    llvm::StringRef who);
+
 /// A printf call: the format and its arguments (i32 for %u, i64 for %lld
 /// and %llu and the hexadecimal forms, f64 for %f, as C's varargs promote
 /// them).

@@ -113,8 +113,9 @@ public:
   /// Prints one element for `tl.device_print`: |prefix| (already carrying
   /// " (operand k)" when the print has several), the element's linear
   /// |index| (i64; -1 for a scalar), and |value| (an integer, float or
-  /// pointer scalar); |isSigned| and |hex| as the op says. Returns failure
-  /// (the default) when the target cannot print.
+  /// pointer scalar); |isSigned| and |hex| as the op says. Default: the
+  /// line of Triton's GPU backends (formatDevicePrint over buildProgramId's
+  /// ids), emitted with buildPrintf.
   virtual mlir::LogicalResult buildPrint(mlir::OpBuilder &builder,
                                          mlir::Location loc,
                                          llvm::StringRef prefix,
@@ -123,13 +124,31 @@ public:
 
   /// Reports a failed `tl.device_assert` for the element at linear |index|
   /// (i64; -1 for a scalar condition); the target makes the launch fail with
-  /// |message|, |file|:|line|, |function| and the program id. Returns failure
-  /// (the default) when the target cannot.
+  /// |message|, |file|:|line|, |function| and the program id. Default: the
+  /// line formatAssertFailure makes, emitted with buildPrintf, then
+  /// buildAbort.
   virtual mlir::LogicalResult
   buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
                      llvm::StringRef message, llvm::StringRef file,
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const;
+
+  /// Calls the target's printf with |format| and |args| (as C's varargs
+  /// promote them: i32, i64, f64). The only print primitive a GPU target
+  /// writes, as Triton's TargetInfoBase::printf. Default: an error at |loc|
+  /// (the target has no printf) and failure.
+  virtual mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder,
+                                          mlir::Location loc,
+                                          llvm::StringRef format,
+                                          mlir::ValueRange args) const;
+
+  /// Ends the program after a failed assertion whose line buildPrintf has
+  /// printed. Default: llvm.trap.
+  virtual mlir::LogicalResult buildAbort(mlir::OpBuilder &builder,
+                                         mlir::Location loc,
+                                         llvm::StringRef message,
+                                         llvm::StringRef file, unsigned line,
+                                         llvm::StringRef function) const;
 
   /// Called just before (|before|) and just after each atomic the lowering
   /// builds, with the atomic's ordering and scope; the atomic itself carries

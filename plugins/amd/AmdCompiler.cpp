@@ -106,7 +106,7 @@ tegula::amd::compileTileModule(ModuleOp module,
   if (useUnit)
     matrixUnits.add(unit);
   AmdLayoutPolicy policy(*arch, useUnit ? &unit : nullptr);
-  AmdTargetHooks hooks(*arch);
+  std::unique_ptr<backend::TargetHooks> hooks = createAmdTargetHooks(*arch);
   tegula::backend::PipelineTarget pipeline;
   pipeline.target = std::string("amd:") + arch->name;
   pipeline.warpSize = arch->waveSize;
@@ -114,7 +114,7 @@ tegula::amd::compileTileModule(ModuleOp module,
   pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
   pipeline.policy = &policy;
   pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
-  pipeline.hooks = &hooks;
+  pipeline.hooks = hooks.get();
   // No device library: exp, log, tanh, erf, sin, ... as polynomials.
   pipeline.lowering.polynomialMath = true;
   pipeline.lowering.distributed = true;

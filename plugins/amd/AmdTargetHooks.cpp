@@ -54,158 +54,187 @@ void tegula::amd::loadAmdHookDialects(MLIRContext &context) {
   context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
 }
 
-Value AmdTargetHooks::buildIntrinsic(OpBuilder &builder, Location loc,
-                                     StringRef name, Type resultType,
-                                     ValueRange args) const {
-  std::string full = ("llvm.amdgcn." + name).str();
-  if (std::string why = checkIntrinsic(target, full, 0); !why.empty()) {
-    emitError(loc) << full << " " << kAmdRefusalMarker << ": " << why;
-    return resultType ? builder.create<LLVM::PoisonOp>(loc, resultType)
-                      : Value();
+namespace tegula::amd {
+namespace {
+
+/// The AMD answers to the generic lowering for one architecture.
+/// Stateless: one instance may serve concurrent compiles.
+class AmdTargetHooks : public backend::TargetHooks {
+public:
+  explicit AmdTargetHooks(const AmdTarget &target) : target(target) {}
+
+  unsigned getWarpSize() const override { return target.waveSize; }
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
+
+  Value buildProgramId(OpBuilder &builder, Location loc,
+                       Axis axis) const override {
+    return buildIntrinsic(builder, loc,
+                          std::string("workgroup.id.") + axisName(axis),
+                          builder.getI32Type(), {});
   }
-  auto call = builder.create<LLVM::CallIntrinsicOp>(
-      loc, resultType ? TypeRange(resultType) : TypeRange(), full, args);
-  return resultType ? call.getResult(0) : Value();
-}
-
-Value AmdTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
-                                     Axis axis) const {
-  return buildIntrinsic(builder, loc,
-                        std::string("workgroup.id.") + axisName(axis),
-                        builder.getI32Type(), {});
-}
-
-Value AmdTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
-                                       Axis axis) const {
-  // hsa_kernel_dispatch_packet_t: u16 workgroup_size_{x,y,z} at byte 4,
-  // u32 grid_size_{x,y,z} at byte 12; the grid is counted in work-items.
-  MLIRContext *context = builder.getContext();
-  Type i8 = builder.getI8Type(), i16 = builder.getI16Type(),
-       i32 = builder.getI32Type();
-  Type constantPtr = LLVM::LLVMPointerType::get(context, kConstantSpace);
-  Value packet = buildIntrinsic(builder, loc, "dispatch.ptr", constantPtr, {});
-  unsigned d = static_cast<unsigned>(axis);
-  auto field = [&](int32_t offset, Type type, unsigned align) -> Value {
-    Value address = builder.create<LLVM::GEPOp>(
-        loc, constantPtr, i8, packet, ArrayRef<LLVM::GEPArg>{offset},
-        /*inbounds=*/true);
-    return builder.create<LLVM::LoadOp>(loc, type, address, align,
-                                        /*isVolatile=*/false,
-                                        /*isNonTemporal=*/false,
-                                        /*isInvariant=*/true);
-  };
-  Value blockSize = builder.create<LLVM::ZExtOp>(
-      loc, i32, field(4 + 2 * d, i16, 2));
-  Value gridSize = field(12 + 4 * d, i32, 4);
-  return builder.create<LLVM::UDivOp>(loc, gridSize, blockSize);
-}
-
-Value AmdTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
-  return buildIntrinsic(builder, loc, "workitem.id.x", builder.getI32Type(),
-                        {});
-}
-
-void AmdTargetHooks::buildBarrier(OpBuilder &builder, Location loc) const {
-  // s_barrier alone does not order LDS accesses: the fences make the
-  // stores before it visible to the loads after it (as HIP's
-  // __syncthreads).
-  builder.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release,
-                                "workgroup");
-  buildIntrinsic(builder, loc, "s.barrier", Type(), {});
-  builder.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire,
-                                "workgroup");
-}
-
-Value AmdTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
-                                   Value value, ShuffleKind kind,
-                                   Value offset) const {
-  Type type = value.getType();
-  Type i32 = builder.getI32Type();
-  if (!type.isInteger(32) && !type.isF32()) {
-    emitError(loc) << "amd shuffle: cannot shuffle a value of type " << type
-                   << " (i32 or f32 only; the caller splits wider values)";
-    return builder.create<LLVM::PoisonOp>(loc, type);
+  Value buildNumPrograms(OpBuilder &builder, Location loc,
+                         Axis axis) const override {
+    // hsa_kernel_dispatch_packet_t: u16 workgroup_size_{x,y,z} at byte 4,
+    // u32 grid_size_{x,y,z} at byte 12; the grid is counted in work-items.
+    MLIRContext *context = builder.getContext();
+    Type i8 = builder.getI8Type(), i16 = builder.getI16Type(),
+         i32 = builder.getI32Type();
+    Type constantPtr = LLVM::LLVMPointerType::get(context, kConstantSpace);
+    Value packet =
+        buildIntrinsic(builder, loc, "dispatch.ptr", constantPtr, {});
+    unsigned d = static_cast<unsigned>(axis);
+    auto field = [&](int32_t offset, Type type, unsigned align) -> Value {
+      Value address = builder.create<LLVM::GEPOp>(
+          loc, constantPtr, i8, packet, ArrayRef<LLVM::GEPArg>{offset},
+          /*inbounds=*/true);
+      return builder.create<LLVM::LoadOp>(loc, type, address, align,
+                                          /*isVolatile=*/false,
+                                          /*isNonTemporal=*/false,
+                                          /*isInvariant=*/true);
+    };
+    Value blockSize =
+        builder.create<LLVM::ZExtOp>(loc, i32, field(4 + 2 * d, i16, 2));
+    Value gridSize = field(12 + 4 * d, i32, 4);
+    return builder.create<LLVM::UDivOp>(loc, gridSize, blockSize);
   }
-  Value bits = type.isF32() ? builder.create<LLVM::BitcastOp>(loc, i32, value)
-                            : value;
-  auto back = [&](Value result) -> Value {
-    return type.isF32() ? builder.create<LLVM::BitcastOp>(loc, type, result)
-                        : result;
-  };
-
-  // A butterfly within groups of four lanes is a DPP move: no LDS
-  // traffic, no address computation.
-  llvm::APInt constant;
-  if (kind == ShuffleKind::Xor && target.dpp &&
-      matchPattern(offset, m_ConstantInt(&constant)))
-    if (unsigned control = quadPermXor(constant.getZExtValue())) {
-      Value moved = buildIntrinsic(
-          builder, loc, "update.dpp", i32,
-          {bits, bits, constantI32(builder, loc, control),
-           constantI32(builder, loc, 0xf), constantI32(builder, loc, 0xf),
-           builder.create<LLVM::ConstantOp>(loc, builder.getI1Type(),
-                                            builder.getBoolAttr(false))});
-      return back(moved);
+  Value buildThreadId(OpBuilder &builder, Location loc) const override {
+    return buildIntrinsic(builder, loc, "workitem.id.x", builder.getI32Type(),
+                          {});
+  }
+  void buildBarrier(OpBuilder &builder, Location loc) const override {
+    // s_barrier alone does not order LDS accesses: the fences make the
+    // stores before it visible to the loads after it (as HIP's
+    // __syncthreads).
+    builder.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::release,
+                                  "workgroup");
+    buildIntrinsic(builder, loc, "s.barrier", Type(), {});
+    builder.create<LLVM::FenceOp>(loc, LLVM::AtomicOrdering::acquire,
+                                  "workgroup");
+  }
+  /// ds_bpermute from the source lane (Up and Down keep the lane's own
+  /// value where the source is outside the wavefront, as shfl.sync with
+  /// PTX's clamps does; Index reads lane |offset| mod the wave size); DPP
+  /// quad_perm for Xor by a constant 1 or 2.
+  Value buildShuffle(OpBuilder &builder, Location loc, Value value,
+                     ShuffleKind kind, Value offset) const override {
+    Type type = value.getType();
+    Type i32 = builder.getI32Type();
+    if (!type.isInteger(32) && !type.isF32()) {
+      emitError(loc) << "amd shuffle: cannot shuffle a value of type " << type
+                     << " (i32 or f32 only; the caller splits wider values)";
+      return builder.create<LLVM::PoisonOp>(loc, type);
     }
+    Value bits =
+        type.isF32() ? builder.create<LLVM::BitcastOp>(loc, i32, value) : value;
+    auto back = [&](Value result) -> Value {
+      return type.isF32() ? builder.create<LLVM::BitcastOp>(loc, type, result)
+                          : result;
+    };
 
-  Value tid = buildThreadId(builder, loc);
-  Value lane = builder.create<LLVM::AndOp>(
-      loc, tid, constantI32(builder, loc, target.waveSize - 1));
-  Value source;
-  switch (kind) {
-  case ShuffleKind::Xor:
-    source = builder.create<LLVM::XOrOp>(loc, lane, offset);
-    break;
-  case ShuffleKind::Up: {
-    // Lanes below |offset| keep their own value.
-    Value below = builder.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult,
-                                               lane, offset);
-    source = builder.create<LLVM::SelectOp>(
-        loc, below, lane, builder.create<LLVM::SubOp>(loc, lane, offset));
-    break;
+    // A butterfly within groups of four lanes is a DPP move: no LDS
+    // traffic, no address computation.
+    llvm::APInt constant;
+    if (kind == ShuffleKind::Xor && target.dpp &&
+        matchPattern(offset, m_ConstantInt(&constant)))
+      if (unsigned control = quadPermXor(constant.getZExtValue())) {
+        Value moved = buildIntrinsic(
+            builder, loc, "update.dpp", i32,
+            {bits, bits, constantI32(builder, loc, control),
+             constantI32(builder, loc, 0xf), constantI32(builder, loc, 0xf),
+             builder.create<LLVM::ConstantOp>(loc, builder.getI1Type(),
+                                              builder.getBoolAttr(false))});
+        return back(moved);
+      }
+
+    Value tid = buildThreadId(builder, loc);
+    Value lane = builder.create<LLVM::AndOp>(
+        loc, tid, constantI32(builder, loc, target.waveSize - 1));
+    Value source;
+    switch (kind) {
+    case ShuffleKind::Xor:
+      source = builder.create<LLVM::XOrOp>(loc, lane, offset);
+      break;
+    case ShuffleKind::Up: {
+      // Lanes below |offset| keep their own value.
+      Value below = builder.create<LLVM::ICmpOp>(loc, LLVM::ICmpPredicate::ult,
+                                                 lane, offset);
+      source = builder.create<LLVM::SelectOp>(
+          loc, below, lane, builder.create<LLVM::SubOp>(loc, lane, offset));
+      break;
+    }
+    case ShuffleKind::Down: {
+      // Lanes whose source is past the last lane keep their own value.
+      Value up = builder.create<LLVM::AddOp>(loc, lane, offset);
+      Value past = builder.create<LLVM::ICmpOp>(
+          loc, LLVM::ICmpPredicate::uge, up,
+          constantI32(builder, loc, target.waveSize));
+      source = builder.create<LLVM::SelectOp>(loc, past, lane, up);
+      break;
+    }
+    case ShuffleKind::Index:
+      source = builder.create<LLVM::AndOp>(
+          loc, offset, constantI32(builder, loc, target.waveSize - 1));
+      break;
+    }
+    // ds_bpermute addresses lanes in bytes.
+    Value address =
+        builder.create<LLVM::ShlOp>(loc, source, constantI32(builder, loc, 2));
+    return back(
+        buildIntrinsic(builder, loc, "ds.bpermute", i32, {address, bits}));
   }
-  case ShuffleKind::Down: {
-    // Lanes whose source is past the last lane keep their own value.
-    Value up = builder.create<LLVM::AddOp>(loc, lane, offset);
-    Value past = builder.create<LLVM::ICmpOp>(
-        loc, LLVM::ICmpPredicate::uge, up,
-        constantI32(builder, loc, target.waveSize));
-    source = builder.create<LLVM::SelectOp>(loc, past, lane, up);
-    break;
+  /// The module's `[0 x i8]` LDS array (address space 3, 16-byte aligned),
+  /// declared on first use; the compiler gives it its size.
+  Value buildScratchBase(OpBuilder &builder, Location loc) const override {
+    return tegula::backend::getOrDeclareSharedArray(builder, loc, kLdsSymbol,
+                                                    kLdsSpace, /*alignment=*/16,
+                                                    "amd target hooks");
   }
-  case ShuffleKind::Index:
-    source = builder.create<LLVM::AndOp>(
-        loc, offset, constantI32(builder, loc, target.waveSize - 1));
-    break;
+  /// Refused (see above): tl.device_print fails the compile.
+  LogicalResult buildPrintf(OpBuilder &, Location loc, StringRef,
+                            ValueRange) const override {
+    return emitError(loc) << "tl.device_print " << kAmdRefusalMarker
+                          << " yet (amd:" << target.name
+                          << "): it has no HIP host-call printf";
   }
-  // ds_bpermute addresses lanes in bytes.
-  Value address =
-      builder.create<LLVM::ShlOp>(loc, source, constantI32(builder, loc, 2));
-  return back(
-      buildIntrinsic(builder, loc, "ds.bpermute", i32, {address, bits}));
+  /// llvm.trap (see above).
+  LogicalResult buildAssertFailure(OpBuilder &builder, Location loc, StringRef,
+                                   StringRef, unsigned, StringRef,
+                                   Value) const override {
+    // llvm.trap is s_trap 2 under the AMDHSA ABI: the wave stops and the
+    // runtime fails the queue, and with it the launch. The message is not
+    // printed: there is no host-call printf.
+    builder.create<LLVM::Trap>(loc);
+    return success();
+  }
+
+  /// `llvm.amdgcn.|name|(|args|)` returning |resultType| (null: nothing),
+  /// after checking the capability table; an error at |loc| and a poison
+  /// value (or a null value for no result) when the target lacks it.
+  Value buildIntrinsic(OpBuilder &builder, Location loc, StringRef name,
+                       Type resultType, ValueRange args) const {
+    std::string full = ("llvm.amdgcn." + name).str();
+    if (std::string why = checkIntrinsic(target, full, 0); !why.empty()) {
+      emitError(loc) << full << " " << kAmdRefusalMarker << ": " << why;
+      return resultType ? builder.create<LLVM::PoisonOp>(loc, resultType)
+                        : Value();
+    }
+    auto call = builder.create<LLVM::CallIntrinsicOp>(
+        loc, resultType ? TypeRange(resultType) : TypeRange(), full, args);
+    return resultType ? call.getResult(0) : Value();
+  }
+
+  const AmdTarget &getTarget() const { return target; }
+
+private:
+  const AmdTarget &target;
+};
+
+} // namespace
+
+std::unique_ptr<backend::TargetHooks>
+createAmdTargetHooks(const AmdTarget &target) {
+  return std::make_unique<AmdTargetHooks>(target);
 }
 
-Value AmdTargetHooks::buildScratchBase(OpBuilder &builder,
-                                       Location loc) const {
-  return tegula::backend::getOrDeclareSharedArray(
-      builder, loc, kLdsSymbol, kLdsSpace, /*alignment=*/16,
-      "amd target hooks");
-}
-
-LogicalResult AmdTargetHooks::buildPrintf(OpBuilder &, Location loc,
-                                          StringRef, ValueRange) const {
-  return emitError(loc) << "tl.device_print " << kAmdRefusalMarker
-                        << " yet (amd:" << target.name
-                        << "): it has no HIP host-call printf";
-}
-
-LogicalResult AmdTargetHooks::buildAssertFailure(OpBuilder &builder,
-                                                 Location loc, StringRef,
-                                                 StringRef, unsigned,
-                                                 StringRef, Value) const {
-  // llvm.trap is s_trap 2 under the AMDHSA ABI: the wave stops and the
-  // runtime fails the queue, and with it the launch. The message is not
-  // printed: there is no host-call printf.
-  builder.create<LLVM::Trap>(loc);
-  return success();
-}
+} // namespace tegula::amd

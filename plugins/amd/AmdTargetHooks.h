@@ -39,6 +39,8 @@
 
 #include "tegula/BackendKit/TargetHooks.h"
 
+#include <memory>
+
 namespace mlir {
 class MLIRContext;
 } // namespace mlir
@@ -51,58 +53,11 @@ inline constexpr const char *kLdsSymbol = "tegula_lds";
 /// compiler makes such errors TG_ERROR_UNIMPLEMENTED).
 inline constexpr const char *kAmdRefusalMarker = "is not supported by the amd plugin";
 
-/// The AMD answers to the generic lowering for one architecture.
-/// Stateless: one instance may serve concurrent compiles.
-class AmdTargetHooks : public backend::TargetHooks {
-public:
-  explicit AmdTargetHooks(const AmdTarget &target) : target(target) {}
-
-  unsigned getWarpSize() const override { return target.waveSize; }
-  unsigned getGlobalAddressSpace() const override { return 1; }
-  unsigned getSharedAddressSpace() const override { return 3; }
-
-  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
-                             backend::Axis axis) const override;
-  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
-                               backend::Axis axis) const override;
-  mlir::Value buildThreadId(mlir::OpBuilder &builder,
-                            mlir::Location loc) const override;
-  void buildBarrier(mlir::OpBuilder &builder,
-                    mlir::Location loc) const override;
-  /// ds_bpermute from the source lane (Up and Down keep the lane's own
-  /// value where the source is outside the wavefront, as shfl.sync with
-  /// PTX's clamps does; Index reads lane |offset| mod the wave size); DPP
-  /// quad_perm for Xor by a constant 1 or 2.
-  mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
-                           mlir::Value value, backend::ShuffleKind kind,
-                           mlir::Value offset) const override;
-  /// The module's `[0 x i8]` LDS array (address space 3, 16-byte aligned),
-  /// declared on first use; the compiler gives it its size.
-  mlir::Value buildScratchBase(mlir::OpBuilder &builder,
-                               mlir::Location loc) const override;
-  /// Refused (see above): tl.device_print fails the compile.
-  mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder, mlir::Location loc,
-                                  llvm::StringRef format,
-                                  mlir::ValueRange args) const override;
-  /// llvm.trap (see above).
-  mlir::LogicalResult
-  buildAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
-                     llvm::StringRef message, llvm::StringRef file,
-                     unsigned line, llvm::StringRef function,
-                     mlir::Value index) const override;
-
-  /// `llvm.amdgcn.|name|(|args|)` returning |resultType| (null: nothing),
-  /// after checking the capability table; an error at |loc| and a poison
-  /// value (or a null value for no result) when the target lacks it.
-  mlir::Value buildIntrinsic(mlir::OpBuilder &builder, mlir::Location loc,
-                             llvm::StringRef name, mlir::Type resultType,
-                             mlir::ValueRange args) const;
-
-  const AmdTarget &getTarget() const { return target; }
-
-private:
-  const AmdTarget &target;
-};
+/// The AMD answers to the generic lowering for |target|, which must outlive
+/// them (stateless: one instance may serve concurrent compiles). The caller
+/// loads the dialects they build with (loadAmdHookDialects).
+std::unique_ptr<backend::TargetHooks>
+createAmdTargetHooks(const AmdTarget &target);
 
 /// Loads the dialects AmdTargetHooks builds with (LLVM, arith).
 void loadAmdHookDialects(mlir::MLIRContext &context);

@@ -48,7 +48,8 @@ tegula::intel::compileTileModule(ModuleOp module,
   loadIntelHookDialects(*module.getContext());
 
   IntelLayoutPolicy policy(subGroupSize);
-  IntelTargetHooks hooks(subGroupSize);
+  std::unique_ptr<backend::TargetHooks> hooks =
+      createIntelTargetHooks(subGroupSize);
   tegula::backend::PipelineTarget pipeline;
   pipeline.target = "intel:" + request.target;
   pipeline.warpSize = subGroupSize;
@@ -56,7 +57,7 @@ tegula::intel::compileTileModule(ModuleOp module,
   pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
   pipeline.policy = &policy;
   pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
-  pipeline.hooks = &hooks;
+  pipeline.hooks = hooks.get();
   // No OpenCL math library is linked: exp, log, tanh, erf, ... as
   // polynomials, as on NVIDIA.
   pipeline.lowering.polynomialMath = true;

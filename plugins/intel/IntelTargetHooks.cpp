@@ -80,7 +80,8 @@ std::string toOpenCLFormat(StringRef format) {
     }
     // Flags and width, then "ll" becomes "l".
     size_t j = i + 1;
-    while (j < format.size() && StringRef("-+ #0123456789.").contains(format[j]))
+    while (j < format.size() &&
+           StringRef("-+ #0123456789.").contains(format[j]))
       out += format[j++];
     if (format.substr(j).starts_with("ll")) {
       out += 'l';
@@ -112,12 +113,12 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
                builder, loc, module, kStringPrefix, toOpenCLFormat(format),
                kConstantSpace))};
   for (Value arg : args)
-    operands.push_back(arg.getType().isF64()
-                           ? builder.create<LLVM::FPTruncOp>(
-                                 loc, builder.getF32Type(), arg)
-                           : arg);
-  auto call = builder.create<LLVM::CallOp>(loc, type, kPrintfFunction,
-                                           operands);
+    operands.push_back(
+        arg.getType().isF64()
+            ? builder.create<LLVM::FPTruncOp>(loc, builder.getF32Type(), arg)
+            : arg);
+  auto call =
+      builder.create<LLVM::CallOp>(loc, type, kPrintfFunction, operands);
   call.setVarCalleeTypeAttr(TypeAttr::get(type));
   return success();
 }
@@ -128,82 +129,111 @@ void tegula::intel::loadIntelHookDialects(MLIRContext &context) {
   context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
 }
 
-Value IntelTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
-                                       Axis axis) const {
-  return callWorkItemFunction(builder, loc, "_Z12get_group_idj",
-                              static_cast<unsigned>(axis));
-}
+namespace tegula::intel {
+namespace {
 
-Value IntelTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
-                                         Axis axis) const {
-  return callWorkItemFunction(builder, loc, "_Z14get_num_groupsj",
-                              static_cast<unsigned>(axis));
-}
+/// Intel's answers to the generic lowering. Stateless: one instance may
+/// serve concurrent compiles. A hook that cannot build what it is asked
+/// emits an error at |loc| and returns a poison value (or failure).
+class IntelTargetHooks : public backend::TargetHooks {
+public:
+  explicit IntelTargetHooks(unsigned subGroupSize)
+      : subGroupSize(subGroupSize) {}
 
-Value IntelTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
-  return callWorkItemFunction(builder, loc, "_Z12get_local_idj", 0);
-}
+  unsigned getWarpSize() const override { return subGroupSize; }
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
 
-void IntelTargetHooks::buildBarrier(OpBuilder &builder, Location loc) const {
-  MLIRContext *context = builder.getContext();
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
-                                          {builder.getI32Type()});
-  callBuiltin(builder, loc, "_Z7barrierj", type,
-              {constantI32(builder, loc, kLocalMemFence)});
-}
-
-Value IntelTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
-                                     Value value, ShuffleKind kind,
-                                     Value offset) const {
-  Type type = value.getType();
-  if (!type.isInteger(32) && !type.isF32()) {
-    emitError(loc) << "intel shuffle: cannot shuffle a value of type " << type
-                   << " (i32 or f32 only; the caller splits wider values)";
-    return builder.create<LLVM::PoisonOp>(loc, type);
+  /// get_group_id(axis), truncated to i32.
+  Value buildProgramId(OpBuilder &builder, Location loc,
+                       Axis axis) const override {
+    return callWorkItemFunction(builder, loc, "_Z12get_group_idj",
+                                static_cast<unsigned>(axis));
   }
-  // The Itanium mangling of gentype f(gentype, uint): 'f' for float, 'j'
-  // for uint (an i32 is shuffled as its bits, so signedness is moot).
-  std::string name;
-  switch (kind) {
-  case ShuffleKind::Xor:
-    name = "_Z21sub_group_shuffle_xor";
-    break;
-  case ShuffleKind::Up:
-    name = "_Z20sub_group_shuffle_up";
-    break;
-  case ShuffleKind::Down:
-    name = "_Z22sub_group_shuffle_down";
-    break;
-  case ShuffleKind::Index:
-    name = "_Z17sub_group_shuffle";
-    break;
+  /// get_num_groups(axis), truncated to i32.
+  Value buildNumPrograms(OpBuilder &builder, Location loc,
+                         Axis axis) const override {
+    return callWorkItemFunction(builder, loc, "_Z14get_num_groupsj",
+                                static_cast<unsigned>(axis));
   }
-  name += type.isF32() ? "fj" : "jj";
-  auto functionType =
-      LLVM::LLVMFunctionType::get(type, {type, builder.getI32Type()});
-  Value result = callBuiltin(builder, loc, name, functionType, {value, offset});
-  if (!result)
-    return builder.create<LLVM::PoisonOp>(loc, type);
-  return result;
+  /// get_local_id(0), truncated to i32.
+  Value buildThreadId(OpBuilder &builder, Location loc) const override {
+    return callWorkItemFunction(builder, loc, "_Z12get_local_idj", 0);
+  }
+  /// barrier(CLK_LOCAL_MEM_FENCE).
+  void buildBarrier(OpBuilder &builder, Location loc) const override {
+    MLIRContext *context = builder.getContext();
+    auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                            {builder.getI32Type()});
+    callBuiltin(builder, loc, "_Z7barrierj", type,
+                {constantI32(builder, loc, kLocalMemFence)});
+  }
+  /// sub_group_shuffle_xor / _up / _down / sub_group_shuffle of an i32 or
+  /// f32 across the sub-group.
+  Value buildShuffle(OpBuilder &builder, Location loc, Value value,
+                     ShuffleKind kind, Value offset) const override {
+    Type type = value.getType();
+    if (!type.isInteger(32) && !type.isF32()) {
+      emitError(loc) << "intel shuffle: cannot shuffle a value of type " << type
+                     << " (i32 or f32 only; the caller splits wider values)";
+      return builder.create<LLVM::PoisonOp>(loc, type);
+    }
+    // The Itanium mangling of gentype f(gentype, uint): 'f' for float, 'j'
+    // for uint (an i32 is shuffled as its bits, so signedness is moot).
+    std::string name;
+    switch (kind) {
+    case ShuffleKind::Xor:
+      name = "_Z21sub_group_shuffle_xor";
+      break;
+    case ShuffleKind::Up:
+      name = "_Z20sub_group_shuffle_up";
+      break;
+    case ShuffleKind::Down:
+      name = "_Z22sub_group_shuffle_down";
+      break;
+    case ShuffleKind::Index:
+      name = "_Z17sub_group_shuffle";
+      break;
+    }
+    name += type.isF32() ? "fj" : "jj";
+    auto functionType =
+        LLVM::LLVMFunctionType::get(type, {type, builder.getI32Type()});
+    Value result =
+        callBuiltin(builder, loc, name, functionType, {value, offset});
+    if (!result)
+      return builder.create<LLVM::PoisonOp>(loc, type);
+    return result;
+  }
+  /// The address of the module's `tegula_shared` array (address space 3),
+  /// declared on first use.
+  Value buildScratchBase(OpBuilder &builder, Location loc) const override {
+    // Sized by the code generator once the lowering knows the scratch.
+    return tegula::backend::getOrDeclareSharedArray(
+        builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/16,
+        "intel target hooks");
+  }
+  /// OpenCL's printf(format, args) (the kit's buildPrint and
+  /// buildAssertFailure format the host plugin's lines).
+  LogicalResult buildPrintf(OpBuilder &builder, Location loc, StringRef format,
+                            ValueRange args) const override {
+    return callPrintf(builder, loc, format, args);
+  }
+  /// Nothing: the kernel goes on after a failed assertion's line.
+  LogicalResult buildAbort(OpBuilder &, Location, StringRef, StringRef,
+                           unsigned, StringRef) const override {
+    // SPIR-V for OpenCL cannot stop a kernel: it goes on (see the header).
+    return success();
+  }
+
+private:
+  unsigned subGroupSize;
+};
+
+} // namespace
+
+std::unique_ptr<backend::TargetHooks>
+createIntelTargetHooks(unsigned subGroupSize) {
+  return std::make_unique<IntelTargetHooks>(subGroupSize);
 }
 
-Value IntelTargetHooks::buildScratchBase(OpBuilder &builder,
-                                         Location loc) const {
-  // Sized by the code generator once the lowering knows the scratch.
-  return tegula::backend::getOrDeclareSharedArray(
-      builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/16,
-      "intel target hooks");
-}
-
-LogicalResult IntelTargetHooks::buildPrintf(OpBuilder &builder, Location loc,
-                                            StringRef format,
-                                            ValueRange args) const {
-  return callPrintf(builder, loc, format, args);
-}
-
-LogicalResult IntelTargetHooks::buildAbort(OpBuilder &, Location, StringRef,
-                                           StringRef, unsigned,
-                                           StringRef) const {
-  // SPIR-V for OpenCL cannot stop a kernel: it goes on (see the header).
-  return success();
-}
+} // namespace tegula::intel

@@ -37,6 +37,8 @@
 
 #include "tegula/BackendKit/TargetHooks.h"
 
+#include <memory>
+
 namespace mlir {
 class MLIRContext;
 } // namespace mlir
@@ -49,53 +51,12 @@ inline constexpr const char *kSharedMemorySymbol = "tegula_shared";
 inline constexpr const char *kUnsupportedMarker =
     "is not supported by the intel plugin yet";
 
-/// Intel's answers to the generic lowering. Stateless: one instance may
-/// serve concurrent compiles. A hook that cannot build what it is asked
-/// emits an error at |loc| and returns a poison value (or failure).
-class IntelTargetHooks : public backend::TargetHooks {
-public:
-  explicit IntelTargetHooks(unsigned subGroupSize)
-      : subGroupSize(subGroupSize) {}
-
-  unsigned getWarpSize() const override { return subGroupSize; }
-  unsigned getGlobalAddressSpace() const override { return 1; }
-  unsigned getSharedAddressSpace() const override { return 3; }
-
-  /// get_group_id(axis), truncated to i32.
-  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
-                             backend::Axis axis) const override;
-  /// get_num_groups(axis), truncated to i32.
-  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
-                               backend::Axis axis) const override;
-  /// get_local_id(0), truncated to i32.
-  mlir::Value buildThreadId(mlir::OpBuilder &builder,
-                            mlir::Location loc) const override;
-  /// barrier(CLK_LOCAL_MEM_FENCE).
-  void buildBarrier(mlir::OpBuilder &builder,
-                    mlir::Location loc) const override;
-  /// sub_group_shuffle_xor / _up / _down / sub_group_shuffle of an i32 or
-  /// f32 across the sub-group.
-  mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
-                           mlir::Value value, backend::ShuffleKind kind,
-                           mlir::Value offset) const override;
-  /// The address of the module's `tegula_shared` array (address space 3),
-  /// declared on first use.
-  mlir::Value buildScratchBase(mlir::OpBuilder &builder,
-                               mlir::Location loc) const override;
-  /// OpenCL's printf(format, args) (the kit's buildPrint and
-  /// buildAssertFailure format the host plugin's lines).
-  mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder, mlir::Location loc,
-                                  llvm::StringRef format,
-                                  mlir::ValueRange args) const override;
-  /// Nothing: the kernel goes on after a failed assertion's line.
-  mlir::LogicalResult buildAbort(mlir::OpBuilder &builder, mlir::Location loc,
-                                 llvm::StringRef message, llvm::StringRef file,
-                                 unsigned line,
-                                 llvm::StringRef function) const override;
-
-private:
-  unsigned subGroupSize;
-};
+/// The Intel answers to the generic lowering for sub-groups of
+/// |subGroupSize| work-items (stateless: one instance may serve concurrent
+/// compiles). The caller loads the dialects they build with
+/// (loadIntelHookDialects).
+std::unique_ptr<backend::TargetHooks>
+createIntelTargetHooks(unsigned subGroupSize);
 
 /// Loads the dialects IntelTargetHooks builds with (LLVM, arith).
 void loadIntelHookDialects(mlir::MLIRContext &context);

@@ -106,7 +106,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
                                 request.flag("wgmma"));
   tegula::backend::MatrixUnitRegistry matrixUnits;
   addNvidiaMatrixUnits(matrixUnits);
-  NvidiaTargetHooks hooks;
+  std::unique_ptr<backend::TargetHooks> hooks = createNvidiaTargetHooks();
   tegula::backend::PipelineTarget pipeline;
   pipeline.target = "nvidia:" + request.target;
   pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
@@ -115,7 +115,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   // stages unless the option, the kernel or the loop says otherwise).
   pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
   pipeline.pipelineSharedOperands = true;
-  pipeline.hooks = &hooks;
+  pipeline.hooks = hooks.get();
   // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
   pipeline.lowering.polynomialMath = true;
   pipeline.lowering.distributed = !singleThread;

@@ -36,9 +36,8 @@ Type ptrType(MLIRContext *context, unsigned space = kGenericSpace) {
 
 /// Declares device function |name| of |type| in |module| unless it is
 /// there; fails (with an error) when the name is taken.
-LogicalResult declareFunction(OpBuilder &builder, Location loc,
-                              ModuleOp module, StringRef name,
-                              LLVM::LLVMFunctionType type) {
+LogicalResult declareFunction(OpBuilder &builder, Location loc, ModuleOp module,
+                              StringRef name, LLVM::LLVMFunctionType type) {
   return tegula::backend::declareExternalFunction(builder, loc, module, name,
                                                   type, "nvidia target hooks");
 }
@@ -50,9 +49,8 @@ Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
   Value address = builder.create<LLVM::AddressOfOp>(
       loc, tegula::backend::getOrCreateStringGlobal(
                builder, loc, module, kStringPrefix, text, kGlobalSpace));
-  return builder.create<LLVM::AddrSpaceCastOp>(loc,
-                                               ptrType(builder.getContext()),
-                                               address);
+  return builder.create<LLVM::AddrSpaceCastOp>(
+      loc, ptrType(builder.getContext()), address);
 }
 
 /// Calls vprintf(|format|, args) with |args| stored, naturally aligned, in a
@@ -69,8 +67,7 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
   Type ptr = ptrType(context);
   auto printfType =
       LLVM::LLVMFunctionType::get(builder.getI32Type(), {ptr, ptr});
-  if (failed(declareFunction(builder, loc, module, kPrintFunction,
-                             printfType)))
+  if (failed(declareFunction(builder, loc, module, kPrintFunction, printfType)))
     return failure();
 
   Value buffer;
@@ -102,149 +99,170 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
   return success();
 }
 
+/// The special register of |axis| among %<name>.{x,y,z}, as i32.
+template <typename X, typename Y, typename Z>
+Value axisRegister(OpBuilder &builder, Location loc, Axis axis) {
+  Type i32 = builder.getI32Type();
+  if (axis == Axis::Y)
+    return builder.create<Y>(loc, i32);
+  if (axis == Axis::Z)
+    return builder.create<Z>(loc, i32);
+  return builder.create<X>(loc, i32);
+}
+
 } // namespace
 
 void tegula::nvidia::loadNvidiaHookDialects(MLIRContext &context) {
-  context.loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect,
-                      arith::ArithDialect>();
+  context
+      .loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect, arith::ArithDialect>();
 }
 
-Value NvidiaTargetHooks::buildProgramId(OpBuilder &builder, Location loc,
-                                        Axis axis) const {
-  Type i32 = builder.getI32Type();
-  switch (axis) {
-  case Axis::X:
-    return builder.create<NVVM::BlockIdXOp>(loc, i32);
-  case Axis::Y:
-    return builder.create<NVVM::BlockIdYOp>(loc, i32);
-  case Axis::Z:
-    return builder.create<NVVM::BlockIdZOp>(loc, i32);
+namespace tegula::nvidia {
+namespace {
+
+/// NVIDIA's answers to the generic lowering. Stateless: one instance may
+/// serve concurrent compiles. The caller loads the dialects it builds with
+/// (loadNvidiaHookDialects). A hook that cannot build what it is asked emits
+/// an error at |loc| and returns a poison value (or failure), so the compile
+/// fails with that message.
+class NvidiaTargetHooks : public backend::TargetHooks {
+public:
+  unsigned getWarpSize() const override { return 32; }
+  unsigned getGlobalAddressSpace() const override { return 1; }
+  unsigned getSharedAddressSpace() const override { return 3; }
+  /// `fence.acq_rel.{cta,gpu,sys}` before a releasing and after an acquiring
+  /// atomic (LLVM 19's NVPTX drops atomic orderings).
+  void buildAtomicFence(OpBuilder &builder, Location loc, bool before,
+                        backend::MemoryOrder order,
+                        backend::MemoryScope scope) const override {
+    using backend::MemoryOrder;
+    bool releases =
+        order == MemoryOrder::Release || order == MemoryOrder::AcquireRelease;
+    bool acquires =
+        order == MemoryOrder::Acquire || order == MemoryOrder::AcquireRelease;
+    if (before ? !releases : !acquires)
+      return;
+    const char *text =
+        scope == backend::MemoryScope::Block    ? "fence.acq_rel.cta;"
+        : scope == backend::MemoryScope::System ? "fence.acq_rel.sys;"
+                                                : "fence.acq_rel.gpu;";
+    buildSideEffectAsm(builder, loc, text);
   }
-  return builder.create<NVVM::BlockIdXOp>(loc, i32);
-}
 
-Value NvidiaTargetHooks::buildNumPrograms(OpBuilder &builder, Location loc,
-                                          Axis axis) const {
-  Type i32 = builder.getI32Type();
-  switch (axis) {
-  case Axis::X:
-    return builder.create<NVVM::GridDimXOp>(loc, i32);
-  case Axis::Y:
-    return builder.create<NVVM::GridDimYOp>(loc, i32);
-  case Axis::Z:
-    return builder.create<NVVM::GridDimZOp>(loc, i32);
+  /// %ctaid.{x,y,z}.
+  Value buildProgramId(OpBuilder &builder, Location loc,
+                       Axis axis) const override {
+    return axisRegister<NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>(
+        builder, loc, axis);
   }
-  return builder.create<NVVM::GridDimXOp>(loc, i32);
-}
-
-Value NvidiaTargetHooks::buildThreadId(OpBuilder &builder, Location loc) const {
-  return builder.create<NVVM::ThreadIdXOp>(loc, builder.getI32Type());
-}
-
-void NvidiaTargetHooks::buildBarrier(OpBuilder &builder, Location loc) const {
-  builder.create<NVVM::Barrier0Op>(loc);
-}
-
-Value NvidiaTargetHooks::buildShuffle(OpBuilder &builder, Location loc,
-                                      Value value, ShuffleKind kind,
-                                      Value offset) const {
-  Type type = value.getType();
-  if (!type.isInteger(32) && !type.isF32()) {
-    emitError(loc) << "nvidia shuffle: cannot shuffle a value of type " << type
-                   << " (i32 or f32 only; the caller splits wider values)";
-    return builder.create<LLVM::PoisonOp>(loc, type);
+  /// %nctaid.{x,y,z}.
+  Value buildNumPrograms(OpBuilder &builder, Location loc,
+                         Axis axis) const override {
+    return axisRegister<NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>(
+        builder, loc, axis);
   }
-  // The c operand of shfl.sync: segment mask (bits 8-12) 0, so the whole
-  // warp is one segment, and the clamp (bits 0-4): the last lane for bfly,
-  // down and idx, the first for up (PTX ISA, shfl.sync).
-  NVVM::ShflKind mode = NVVM::ShflKind::bfly;
-  int32_t clamp = 0x1f;
-  switch (kind) {
-  case ShuffleKind::Xor:
-    mode = NVVM::ShflKind::bfly;
-    break;
-  case ShuffleKind::Up:
-    mode = NVVM::ShflKind::up;
-    clamp = 0;
-    break;
-  case ShuffleKind::Down:
-    mode = NVVM::ShflKind::down;
-    break;
-  case ShuffleKind::Index:
-    mode = NVVM::ShflKind::idx;
-    break;
+  /// %tid.x.
+  Value buildThreadId(OpBuilder &builder, Location loc) const override {
+    return builder.create<NVVM::ThreadIdXOp>(loc, builder.getI32Type());
   }
-  Value members = constantI32(builder, loc, -1); // 0xffffffff
-  Value maskAndClamp = constantI32(builder, loc, clamp);
-  return builder.create<NVVM::ShflOp>(
-      loc, type, members, value, offset, maskAndClamp,
-      NVVM::ShflKindAttr::get(builder.getContext(), mode),
-      /*return_value_and_is_valid=*/UnitAttr());
+  /// bar.sync 0 (nvvm.barrier0).
+  void buildBarrier(OpBuilder &builder, Location loc) const override {
+    builder.create<NVVM::Barrier0Op>(loc);
+  }
+  /// shfl.sync.{bfly,up,down,idx}.b32 over all 32 lanes (member mask
+  /// 0xffffffff; clamp 0x1f, or 0 for `up`, as PTX defines them).
+  Value buildShuffle(OpBuilder &builder, Location loc, Value value,
+                     ShuffleKind kind, Value offset) const override {
+    Type type = value.getType();
+    if (!type.isInteger(32) && !type.isF32()) {
+      emitError(loc) << "nvidia shuffle: cannot shuffle a value of type "
+                     << type
+                     << " (i32 or f32 only; the caller splits wider values)";
+      return builder.create<LLVM::PoisonOp>(loc, type);
+    }
+    // The c operand of shfl.sync: segment mask (bits 8-12) 0, so the whole
+    // warp is one segment, and the clamp (bits 0-4): the last lane for bfly,
+    // down and idx, the first for up (PTX ISA, shfl.sync).
+    NVVM::ShflKind mode = NVVM::ShflKind::bfly;
+    int32_t clamp = 0x1f;
+    switch (kind) {
+    case ShuffleKind::Xor:
+      mode = NVVM::ShflKind::bfly;
+      break;
+    case ShuffleKind::Up:
+      mode = NVVM::ShflKind::up;
+      clamp = 0;
+      break;
+    case ShuffleKind::Down:
+      mode = NVVM::ShflKind::down;
+      break;
+    case ShuffleKind::Index:
+      mode = NVVM::ShflKind::idx;
+      break;
+    }
+    Value members = constantI32(builder, loc, -1); // 0xffffffff
+    Value maskAndClamp = constantI32(builder, loc, clamp);
+    return builder.create<NVVM::ShflOp>(
+        loc, type, members, value, offset, maskAndClamp,
+        NVVM::ShflKindAttr::get(builder.getContext(), mode),
+        /*return_value_and_is_valid=*/UnitAttr());
+  }
+
+  /// The address of the module's external `[0 x i8]` shared array (address
+  /// space 3, 16-byte aligned), declared on first use.
+  Value buildScratchBase(OpBuilder &builder, Location loc) const override {
+    // `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's dynamic
+    // shared memory.
+    return tegula::backend::getOrDeclareSharedArray(
+        builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/1024,
+        "nvidia target hooks");
+  }
+  /// vprintf(format, args) (the kit's buildPrint and buildAssertFailure
+  /// format Triton's lines).
+  LogicalResult buildPrintf(OpBuilder &builder, Location loc, StringRef format,
+                            ValueRange args) const override {
+    ModuleOp module = tegula::backend::getEnclosingModule(builder);
+    if (!module)
+      return emitError(loc) << "nvidia print: the code is not inside a module";
+    return callPrintf(builder, loc, module, format, args);
+  }
+  /// __assertfail(message, file, line, function, 1), which ends the kernel
+  /// with CUDA_ERROR_ASSERT (after the kit printed the failed assertion's
+  /// line with program and element, which __assertfail's own lacks).
+  LogicalResult buildAbort(OpBuilder &builder, Location loc, StringRef message,
+                           StringRef file, unsigned line,
+                           StringRef function) const override {
+    // void __assertfail(const char *message, const char *file, unsigned line,
+    //                   const char *function, size_t charSize)
+    MLIRContext *context = builder.getContext();
+    ModuleOp module = tegula::backend::getEnclosingModule(builder);
+    Type ptr = ptrType(context);
+    auto assertType = LLVM::LLVMFunctionType::get(
+        LLVM::LLVMVoidType::get(context),
+        {ptr, ptr, builder.getI32Type(), ptr, builder.getI64Type()});
+    if (failed(
+            declareFunction(builder, loc, module, kAssertFunction, assertType)))
+      return failure();
+    Value messageAddress = stringConstant(builder, loc, module, message);
+    Value fileAddress = stringConstant(builder, loc, module, file);
+    Value functionAddress = stringConstant(builder, loc, module, function);
+    builder.create<LLVM::CallOp>(
+        loc, assertType, kAssertFunction,
+        ValueRange{messageAddress, fileAddress,
+                   constantI32(builder, loc, static_cast<int32_t>(line)),
+                   functionAddress, constantI64(builder, loc, 1)});
+    return success();
+  }
+  /// cp.async (NvidiaAsyncCopy, NvidiaMatrixUnits.h).
+  const tegula::backend::AsyncCopy *getAsyncCopy() const override {
+    return &getNvidiaAsyncCopy();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<backend::TargetHooks> createNvidiaTargetHooks() {
+  return std::make_unique<NvidiaTargetHooks>();
 }
 
-Value NvidiaTargetHooks::buildScratchBase(OpBuilder &builder,
-                                          Location loc) const {
-  // `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's dynamic
-  // shared memory.
-  return tegula::backend::getOrDeclareSharedArray(
-      builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/1024,
-      "nvidia target hooks");
-}
-
-LogicalResult NvidiaTargetHooks::buildPrintf(OpBuilder &builder, Location loc,
-                                             StringRef format,
-                                             ValueRange args) const {
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module)
-    return emitError(loc) << "nvidia print: the code is not inside a module";
-  return callPrintf(builder, loc, module, format, args);
-}
-
-LogicalResult NvidiaTargetHooks::buildAbort(OpBuilder &builder, Location loc,
-                                            StringRef message, StringRef file,
-                                            unsigned line,
-                                            StringRef function) const {
-  // void __assertfail(const char *message, const char *file, unsigned line,
-  //                   const char *function, size_t charSize)
-  MLIRContext *context = builder.getContext();
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  Type ptr = ptrType(context);
-  auto assertType = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(context),
-      {ptr, ptr, builder.getI32Type(), ptr, builder.getI64Type()});
-  if (failed(declareFunction(builder, loc, module, kAssertFunction,
-                             assertType)))
-    return failure();
-  Value messageAddress = stringConstant(builder, loc, module, message);
-  Value fileAddress = stringConstant(builder, loc, module, file);
-  Value functionAddress = stringConstant(builder, loc, module, function);
-  builder.create<LLVM::CallOp>(
-      loc, assertType, kAssertFunction,
-      ValueRange{messageAddress, fileAddress,
-                 constantI32(builder, loc, static_cast<int32_t>(line)),
-                 functionAddress, constantI64(builder, loc, 1)});
-  return success();
-}
-
-void NvidiaTargetHooks::buildAtomicFence(OpBuilder &builder, Location loc,
-                                         bool before,
-                                         backend::MemoryOrder order,
-                                         backend::MemoryScope scope) const {
-  using backend::MemoryOrder;
-  bool releases = order == MemoryOrder::Release ||
-                  order == MemoryOrder::AcquireRelease;
-  bool acquires = order == MemoryOrder::Acquire ||
-                  order == MemoryOrder::AcquireRelease;
-  if (before ? !releases : !acquires)
-    return;
-  const char *text = scope == backend::MemoryScope::Block
-                         ? "fence.acq_rel.cta;"
-                         : scope == backend::MemoryScope::System
-                               ? "fence.acq_rel.sys;"
-                               : "fence.acq_rel.gpu;";
-  buildSideEffectAsm(builder, loc, text);
-}
-
-const tegula::backend::AsyncCopy *NvidiaTargetHooks::getAsyncCopy() const {
-  return &getNvidiaAsyncCopy();
-}
+} // namespace tegula::nvidia

@@ -19,6 +19,8 @@
 
 #include "tegula/BackendKit/TargetHooks.h"
 
+#include <memory>
+
 namespace mlir {
 class MLIRContext;
 } // namespace mlir
@@ -28,59 +30,11 @@ namespace tegula::nvidia {
 /// The symbol of the dynamic shared memory array the scratch base points to.
 inline constexpr const char *kSharedMemorySymbol = "tegula_shared";
 
-/// NVIDIA's answers to the generic lowering. Stateless: one instance may
-/// serve concurrent compiles. The caller loads the dialects it builds with
-/// (loadNvidiaHookDialects). A hook that cannot build what it is asked emits
-/// an error at |loc| and returns a poison value (or failure), so the compile
-/// fails with that message.
-class NvidiaTargetHooks : public backend::TargetHooks {
-public:
-  unsigned getWarpSize() const override { return 32; }
-  unsigned getGlobalAddressSpace() const override { return 1; }
-  unsigned getSharedAddressSpace() const override { return 3; }
-  /// `fence.acq_rel.{cta,gpu,sys}` before a releasing and after an acquiring
-  /// atomic (LLVM 19's NVPTX drops atomic orderings).
-  void buildAtomicFence(mlir::OpBuilder &builder, mlir::Location loc,
-                        bool before, backend::MemoryOrder order,
-                        backend::MemoryScope scope) const override;
-
-  /// %ctaid.{x,y,z}.
-  mlir::Value buildProgramId(mlir::OpBuilder &builder, mlir::Location loc,
-                             backend::Axis axis) const override;
-  /// %nctaid.{x,y,z}.
-  mlir::Value buildNumPrograms(mlir::OpBuilder &builder, mlir::Location loc,
-                               backend::Axis axis) const override;
-  /// %tid.x.
-  mlir::Value buildThreadId(mlir::OpBuilder &builder,
-                            mlir::Location loc) const override;
-  /// bar.sync 0 (nvvm.barrier0).
-  void buildBarrier(mlir::OpBuilder &builder,
-                    mlir::Location loc) const override;
-  /// shfl.sync.{bfly,up,down,idx}.b32 over all 32 lanes (member mask
-  /// 0xffffffff; clamp 0x1f, or 0 for `up`, as PTX defines them).
-  mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
-                           mlir::Value value, backend::ShuffleKind kind,
-                           mlir::Value offset) const override;
-
-  /// The address of the module's external `[0 x i8]` shared array (address
-  /// space 3, 16-byte aligned), declared on first use.
-  mlir::Value buildScratchBase(mlir::OpBuilder &builder,
-                               mlir::Location loc) const override;
-  /// vprintf(format, args) (the kit's buildPrint and buildAssertFailure
-  /// format Triton's lines).
-  mlir::LogicalResult buildPrintf(mlir::OpBuilder &builder, mlir::Location loc,
-                                  llvm::StringRef format,
-                                  mlir::ValueRange args) const override;
-  /// __assertfail(message, file, line, function, 1), which ends the kernel
-  /// with CUDA_ERROR_ASSERT (after the kit printed the failed assertion's
-  /// line with program and element, which __assertfail's own lacks).
-  mlir::LogicalResult buildAbort(mlir::OpBuilder &builder, mlir::Location loc,
-                                 llvm::StringRef message, llvm::StringRef file,
-                                 unsigned line,
-                                 llvm::StringRef function) const override;
-  /// cp.async (NvidiaAsyncCopy, NvidiaMatrixUnits.h).
-  const backend::AsyncCopy *getAsyncCopy() const override;
-};
+/// NVIDIA's answers to the generic lowering (stateless: one instance may
+/// serve concurrent compiles). The caller loads the dialects they build with
+/// (loadNvidiaHookDialects).
+std::unique_ptr<backend::TargetHooks>
+createNvidiaTargetHooks();
 
 /// Loads the dialects NvidiaTargetHooks builds with (NVVM, LLVM, arith).
 void loadNvidiaHookDialects(mlir::MLIRContext &context);

@@ -342,7 +342,8 @@ std::string hooksKernelPtx(std::vector<std::string> &errors,
               b.getDenseI32ArrayAttr({128, 1, 1}));
   Block *entry = fn.addEntryBlock(b);
   b.setInsertionPointToStart(entry);
-  NvidiaTargetHooks hooks;
+  std::unique_ptr<backend::TargetHooks> hooksOwner = createNvidiaTargetHooks();
+  const backend::TargetHooks &hooks = *hooksOwner;
   using backend::Axis;
   using backend::ShuffleKind;
   auto constant = [&](Type type, int64_t value) -> Value {
@@ -534,7 +535,8 @@ TEST(NvidiaTargetHooks, BadRequestsAreErrors) {
       loc, "k",
       LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(&context), {}));
   b.setInsertionPointToStart(fn.addEntryBlock(b));
-  NvidiaTargetHooks hooks;
+  std::unique_ptr<backend::TargetHooks> hooksOwner = createNvidiaTargetHooks();
+  const backend::TargetHooks &hooks = *hooksOwner;
   Value wide = b.create<LLVM::ConstantOp>(loc, b.getI64Type(),
                                           b.getI64IntegerAttr(1));
   Value offset = b.create<LLVM::ConstantOp>(loc, b.getI32Type(),

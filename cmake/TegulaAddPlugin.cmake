@@ -32,6 +32,21 @@
 include_guard(GLOBAL)
 include(GNUInstallDirs)
 
+# Warnings, and out of Tegula's tree LLVM's definitions (-D_GNU_SOURCE,
+# ...), for a plugin's targets.
+function(_tegula_plugin_defaults target)
+  if(COMMAND tegula_target_defaults)
+    # Inside Tegula's tree: the project's warnings-as-errors.
+    tegula_target_defaults(${target})
+  else()
+    target_compile_options(${target} PRIVATE -Wall -Wextra)
+    if(LLVM_DEFINITIONS)
+      separate_arguments(_definitions UNIX_COMMAND "${LLVM_DEFINITIONS}")
+      target_compile_options(${target} PRIVATE ${_definitions})
+    endif()
+  endif()
+endfunction()
+
 function(tegula_add_plugin name)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "NO_INSTALL;COMPILE_KIT"
     "OUTPUT_DIRECTORY;COMPONENT" "SOURCES;LINK_LIBRARIES")
@@ -87,15 +102,53 @@ function(tegula_add_plugin name)
       Tegula::TegulaBackendKit -Wl,--end-group)
   endif()
   target_link_options(${target} PRIVATE -Wl,-z,defs -Wl,--exclude-libs,ALL)
-  if(COMMAND tegula_target_defaults)
-    # Inside Tegula's tree: the project's warnings-as-errors.
-    tegula_target_defaults(${target})
-  else()
-    target_compile_options(${target} PRIVATE -Wall -Wextra)
+  _tegula_plugin_defaults(${target})
+  if(ARG_COMPILE_KIT)
+    # Installed, it finds libMLIR/libLLVM where LLVM 19 lives (the link
+    # path).
+    set_target_properties(${target} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   endif()
   if(NOT ARG_NO_INSTALL)
     install(TARGETS ${target}
       LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/tegula/plugins
       COMPONENT ${ARG_COMPONENT})
   endif()
+endfunction()
+
+# tegula_add_plugin_library(): a static library of a plugin's own code (its
+# compiler, code generator, matrix units), linked into the plugin, and into
+# tools and tests that call it directly.
+#
+#   tegula_add_plugin_library(<target> <output-name>
+#     SOURCES <file>...
+#     [LINK_LIBRARIES <item>...])    # after PUBLIC; may name PRIVATE ones
+#
+# The library is position-independent with hidden symbols (it ends up in a
+# shared module that exports one symbol), C++17, has the calling folder on
+# its include path and links (PUBLIC) the backend kit's compile pipeline on
+# libMLIR/libLLVM 19: the kit's headers, TargetHooks, LayoutPolicy and
+# TileCompile.h, are its to use.
+function(tegula_add_plugin_library target output)
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "" "" "SOURCES;LINK_LIBRARIES")
+  if(ARG_UNPARSED_ARGUMENTS OR NOT ARG_SOURCES)
+    message(FATAL_ERROR "tegula_add_plugin_library(${target}): expected "
+      "SOURCES <file>... [LINK_LIBRARIES <item>...], got ${ARGN}")
+  endif()
+  if(NOT TARGET Tegula::TegulaCompileKit)
+    message(FATAL_ERROR "tegula_add_plugin_library(${target}): "
+      "Tegula::TegulaCompileKit is missing; call "
+      "find_package(TegulaSDK REQUIRED CONFIG COMPONENTS BackendKit) first")
+  endif()
+  add_library(${target} STATIC ${ARG_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ${output}
+    POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_compile_features(${target} PUBLIC cxx_std_17)
+  target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_include_directories(${target} SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS})
+  target_link_libraries(${target} PUBLIC Tegula::TegulaCompileKit MLIR LLVM
+    ${ARG_LINK_LIBRARIES})
+  _tegula_plugin_defaults(${target})
 endfunction()

@@ -73,28 +73,12 @@ uint32_t matrixUnitsFor(const std::string &arch) {
 /// A HIP device: its properties, filled once at discovery.
 using HipDevice = PropertiesDevice;
 
-class AmdPlugin : public PluginBase {
+class AmdPlugin : public tegula::backend::CompilerPlugin {
 public:
   AmdPlugin()
-      : PluginBase({"amd", "0.1.0", "AMD (through the HIP runtime)",
-                    getAmdTargetNames(), stages(), options()}) {}
-
-  /// Loads the HIP runtime and lists the devices; on failure leaves the list
-  /// empty and says why (no device is not an error).
-  Status initialize(uint32_t, uint32_t) override {
-    setNoDeviceReason(discover());
-    return Status::success();
-  }
-
-  /// Compiles for one of the targets, with or without a device, stopping
-  /// at the stage asked for.
-  Status compile(const CompileRequest &request,
-                 std::unique_ptr<CompiledImage> &image) override {
-    return tegula::backend::compileRequest(
-        request, "tegula amd",
-        [&](mlir::ModuleOp module) { return compileTileModule(module, request); },
-        image);
-  }
+      : CompilerPlugin({"amd", "0.1.0", "AMD (through the HIP runtime)",
+                        getAmdTargetNames(), stages(), options()},
+                       compileTileModule) {}
 
 private:
   static std::vector<CompileStage> stages() {
@@ -133,7 +117,7 @@ private:
   }
 
   /// Fills the device list; returns why there is no device, or "".
-  std::string discover() {
+  std::string discoverDevices() override {
     tegula::backend::VendorLibrary library("HIP runtime");
     // The unversioned name a ROCm install provides, then the sonames of
     // ROCm 6 and 5.

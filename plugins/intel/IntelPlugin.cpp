@@ -87,7 +87,8 @@ using ZeDevice = PropertiesDevice;
 std::vector<CompileStage> intelStages() {
   return {
       {"llvm-ir", false,
-       "the spir64 LLVM IR the SPIR-V translator reads (after the LLVM passes and the "
+       "the spir64 LLVM IR the SPIR-V translator reads (after the LLVM passes "
+       "and the "
        "LLVM 15 bitcode rewrite)"},
       {"spirv", true, "the SPIR-V module, validated"},
       {"spirv-asm", false, "the validated SPIR-V module, disassembled"},
@@ -111,32 +112,16 @@ std::vector<CompileOption> intelOptions() {
   };
 }
 
-class IntelPlugin : public PluginBase {
+class IntelPlugin : public tegula::backend::CompilerPlugin {
 public:
   IntelPlugin()
-      : PluginBase({"intel", "0.1.0", "Intel (through Level Zero)",
-                    getIntelTargetNames(), intelStages(), intelOptions()}) {}
-
-  /// Compiles for one of the targets, with or without a device; the kit
-  /// has checked the stage and the options against the declarations.
-  Status compile(const CompileRequest &request,
-                 std::unique_ptr<CompiledImage> &image) override {
-    return tegula::backend::compileRequest(
-        request, "tegula intel",
-        [&](mlir::ModuleOp module) { return compileTileModule(module, request); },
-        image);
-  }
-
-  /// Loads the loader and lists the GPUs; on failure leaves the list empty
-  /// and says why (no device is not an error).
-  Status initialize(uint32_t, uint32_t) override {
-    setNoDeviceReason(discover());
-    return Status::success();
-  }
+      : CompilerPlugin({"intel", "0.1.0", "Intel (through Level Zero)",
+                        getIntelTargetNames(), intelStages(), intelOptions()},
+                       compileTileModule) {}
 
 private:
   /// Fills the device list; returns why there is no device, or "".
-  std::string discover() {
+  std::string discoverDevices() override {
     tegula::backend::VendorLibrary library("Level Zero loader");
     if (!library.open({"libze_loader.so.1"}))
       return library.error();
@@ -157,8 +142,8 @@ private:
     uint32_t driverCount = 0;
     if (ze_result_t r = ze.driverGet(&driverCount, nullptr);
         r != ZE_RESULT_SUCCESS || driverCount == 0)
-      return "Level Zero: no GPU driver (zeDriverGet returned " +
-             describe(r) + ", count " + std::to_string(driverCount) + ")";
+      return "Level Zero: no GPU driver (zeDriverGet returned " + describe(r) +
+             ", count " + std::to_string(driverCount) + ")";
     std::vector<ze_driver_handle_t> drivers(driverCount);
     if (ze.driverGet(&driverCount, drivers.data()) != ZE_RESULT_SUCCESS)
       return "Level Zero: zeDriverGet failed listing drivers";

@@ -41,14 +41,16 @@ using tegula::backend::toStatus;
 
 namespace {
 
-class NvidiaPlugin : public PluginBase {
+class NvidiaPlugin : public tegula::backend::CompilerPlugin {
 public:
   /// Streams can wrap a caller's CUstream (CudaDevice::wrapNativeStream).
   static constexpr const char *nativeStreamHandleType = "CUstream";
 
   NvidiaPlugin()
-      : PluginBase({"nvidia", "0.1.0", "NVIDIA (through the CUDA driver API)",
-                    getNvidiaTargets(), stages(), options()}) {}
+      : CompilerPlugin({"nvidia", "0.1.0",
+                        "NVIDIA (through the CUDA driver API)",
+                        getNvidiaTargets(), stages(), options()},
+                       compileTileModule) {}
 
   static std::vector<tegula::plugin::CompileStage> stages() {
     return {{"llvm-ir", false, "the optimized LLVM IR the NVPTX back end gets"},
@@ -87,24 +89,6 @@ public:
     };
   }
 
-  /// Loads the driver and lists the devices; on failure leaves the list
-  /// empty and says why (no device is not an error).
-  Status initialize(uint32_t, uint32_t) override {
-    setNoDeviceReason(discover());
-    return Status::success();
-  }
-
-  /// Compiles for one of the targets, with or without a device, as far as
-  /// the requested stage; the kit has checked the options against
-  /// options().
-  Status compile(const CompileRequest &request,
-                 std::unique_ptr<CompiledImage> &image) override {
-    return tegula::backend::compileRequest(
-        request, "tegula nvidia",
-        [&](mlir::ModuleOp module) { return compileTileModule(module, request); },
-        image);
-  }
-
 private:
   /// The targets besides |arch| whose images a device of |arch| loads, best
   /// first, as CudaDevice::loadModule accepts them: the arch-specific
@@ -123,7 +107,7 @@ private:
   }
 
   /// Fills the device list; returns why there is no device, or "".
-  std::string discover() {
+  std::string discoverDevices() override {
     std::string missing;
     const CudaDriver *table = CudaDriver::get(missing);
     if (!table)

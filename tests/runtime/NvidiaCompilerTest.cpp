@@ -551,7 +551,7 @@ TEST(NvidiaTargetHooks, BadRequestsAreErrors) {
   Value f32 = b.create<LLVM::ConstantOp>(loc, b.getF32Type(),
                                          b.getF32FloatAttr(1.0));
   SmallVector<Value> a(8, f16), bf(4, f16), c(4, f32);
-  const NvidiaMmaUnit &mma = getNvidiaMmaUnit();
+  const backend::MatrixUnit &mma = getNvidiaMmaUnit();
   backend::MatrixLayout v2{"nvidia.mma", {2}, {2, 2}, {16, 8}};
   backend::MatrixLayout v3 = v2, big = v2;
   v3.version = {3};

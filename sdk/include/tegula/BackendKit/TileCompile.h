@@ -263,6 +263,43 @@ plugin::Status compileRequest(
         compileModule,
     std::unique_ptr<plugin::CompiledImage> &image);
 
+/// A plugin that compiles with the kit and finds its devices at
+/// initialization: compile() is compileRequest over the backend's compile
+/// of one module (stage times printed as "tegula <backend> <kernel>: ..."),
+/// and initialize() runs discoverDevices and records why there is none.
+class CompilerPlugin : public plugin::PluginBase {
+public:
+  /// The backend's compile of one tile module, for any of its targets,
+  /// with or without a device.
+  using CompileFunction = llvm::Expected<KernelIR> (*)(
+      mlir::ModuleOp module, const plugin::CompileRequest &request);
+
+  CompilerPlugin(plugin::PluginInfo info, CompileFunction compileModule)
+      : PluginBase(std::move(info)), compileModule(compileModule) {}
+
+  plugin::Status initialize(uint32_t, uint32_t) override {
+    setNoDeviceReason(discoverDevices());
+    return plugin::Status::success();
+  }
+
+  plugin::Status
+  compile(const plugin::CompileRequest &request,
+          std::unique_ptr<plugin::CompiledImage> &image) override {
+    return compileRequest(
+        request, "tegula " + info().name,
+        [&](mlir::ModuleOp module) { return compileModule(module, request); },
+        image);
+  }
+
+protected:
+  /// Fills the device list (addDevice); returns why there is no device, or
+  /// "" (no device is not an error).
+  virtual std::string discoverDevices() = 0;
+
+private:
+  CompileFunction compileModule;
+};
+
 } // namespace tegula::backend
 
 #endif // TEGULA_BACKENDKIT_TILECOMPILE_H

@@ -107,21 +107,15 @@ tegula::amd::compileTileModule(ModuleOp module,
     matrixUnits.add(unit);
   AmdLayoutPolicy policy(*arch, useUnit ? &unit : nullptr);
   std::unique_ptr<backend::TargetHooks> hooks = createAmdTargetHooks(*arch);
-  tegula::backend::PipelineTarget pipeline;
-  pipeline.target = std::string("amd:") + arch->name;
-  pipeline.warpSize = arch->waveSize;
-  pipeline.maxThreads = arch->maxThreads;
-  pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
-  pipeline.policy = &policy;
-  pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
-  pipeline.hooks = hooks.get();
-  // No device library: exp, log, tanh, erf, sin, ... as polynomials.
-  pipeline.lowering.polynomialMath = true;
-  pipeline.lowering.distributed = true;
+  // No device library: exp, log, tanh, erf, sin, ... are the kit's
+  // polynomials (PipelineTarget's default).
+  tegula::backend::PipelineTarget pipeline(request,
+                                           std::string("amd:") + arch->name,
+                                           arch->waveSize, arch->maxThreads);
   pipeline.lowering.matrixUnits = &matrixUnits;
-  pipeline.limit.bytes = arch->ldsBytes;
-  pipeline.limit.what = "LDS per workgroup";
-  pipeline.limit.owner = arch->name;
+  pipeline.policy = &policy;
+  pipeline.hooks = hooks.get();
+  pipeline.limit = {arch->ldsBytes, "LDS per workgroup", arch->name};
   pipeline.refusalMarkers = kRefusals;
   llvm::Expected<tegula::backend::KernelIR> compiled =
       tegula::backend::compileToLLVM(

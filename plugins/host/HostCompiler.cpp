@@ -44,13 +44,14 @@ private:
 
 } // namespace
 
-Status tegula::host::compileTileBytecode(const CompileRequest &request,
-                                         const std::string &arch,
-                                         std::unique_ptr<CompiledImage> &image) {
+Status
+tegula::host::compileTileBytecode(const CompileRequest &request,
+                                  const std::string &arch,
+                                  std::unique_ptr<CompiledImage> &image) {
   if (request.target != arch)
-    return Status(TG_ERROR_INVALID_ARGUMENT,
-                  "the host plugin compiles for " + arch + ", not '" +
-                      request.target + "'");
+    return Status(TG_ERROR_INVALID_ARGUMENT, "the host plugin compiles for " +
+                                                 arch + ", not '" +
+                                                 request.target + "'");
   // The simt option (TEGULA_HOST_SIMT): 0 for the host's one-thread
   // programs, else the warp size of the SIMT emulation.
   unsigned warpSize = static_cast<unsigned>(request.integer("simt"));
@@ -66,17 +67,16 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
         // layouts, a program's threads as OS threads (HostLauncher).
         SimtLayoutPolicy simt(warpSize);
         HostTargetHooks hooks(warpSize);
-        tegula::backend::PipelineTarget pipeline;
-        pipeline.target = "host:" + arch;
-        pipeline.warpSize = warpSize;
-        pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+        // No vector math library on a CPU: exp/log/... are the kit's
+        // polynomials on vectors (PipelineTarget's default).
+        tegula::backend::PipelineTarget pipeline(request, "host:" + arch,
+                                                 warpSize,
+                                                 /*maxThreads=*/1024);
         pipeline.defaultWarps = 1;
+        // num_stages is accepted, not used: the host pipelines no loops.
+        pipeline.numStages = 0;
         pipeline.policy = warpSize ? &simt : nullptr;
         pipeline.hooks = &hooks;
-        // No vector math library on a CPU: polynomial exp/log/... on
-        // vectors.
-        pipeline.lowering.polynomialMath = true;
-        pipeline.lowering.distributed = warpSize != 0;
         // One warp in the metadata (a program is one launch unit), its
         // scratch as shared memory.
         pipeline.reportedWarps = 1;
@@ -91,10 +91,10 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
         llvm::Function *body = kernel.llvmModule->getFunction(name);
         if (body->arg_size() != kernel.lowered.args.size() + 1)
           return tegula::backend::compileError(
-              TG_ERROR_INTERNAL,
-              "the lowering did not produce @" + name + " with " +
-                  llvm::Twine(kernel.lowered.args.size()) +
-                  " arguments and the program context");
+              TG_ERROR_INTERNAL, "the lowering did not produce @" + name +
+                                     " with " +
+                                     llvm::Twine(kernel.lowered.args.size()) +
+                                     " arguments and the program context");
         llvm::Expected<uint64_t> entryArgsSize = addHostEntry(*body, name);
         if (!entryArgsSize)
           return tegula::backend::compileError(
@@ -103,10 +103,11 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
         // types: they must agree.
         if (*entryArgsSize != argsSize)
           return tegula::backend::compileError(
-              TG_ERROR_INTERNAL, "the lowered signature of " + name +
-                                     " unpacks " + llvm::Twine(*entryArgsSize) +
-                                     " bytes of arguments, its metadata packs " +
-                                     llvm::Twine(argsSize));
+              TG_ERROR_INTERNAL,
+              "the lowered signature of " + name + " unpacks " +
+                  llvm::Twine(*entryArgsSize) +
+                  " bytes of arguments, its metadata packs " +
+                  llvm::Twine(argsSize));
 
         HostKernelInfo info;
         info.name = name;
@@ -114,8 +115,8 @@ Status tegula::host::compileTileBytecode(const CompileRequest &request,
         info.scratchBytes = kernel.lowered.scratchBytes;
         info.packedArgsSize = *entryArgsSize;
         info.simtThreads = warpSize ? uint64_t(warpSize) * kernel.numWarps : 1;
-        HostOutput output = request.stage == "llvm-ir" ? HostOutput::LLVMIR
-                            : request.stage == "asm"   ? HostOutput::Assembly
+        HostOutput output = request.stage == "llvm-ir"  ? HostOutput::LLVMIR
+                            : request.stage == "asm"    ? HostOutput::Assembly
                             : request.stage == "object" ? HostOutput::Object
                                                         : HostOutput::Image;
         llvm::Expected<std::string> bytes =

@@ -50,21 +50,15 @@ tegula::intel::compileTileModule(ModuleOp module,
   IntelLayoutPolicy policy(subGroupSize);
   std::unique_ptr<backend::TargetHooks> hooks =
       createIntelTargetHooks(subGroupSize);
-  tegula::backend::PipelineTarget pipeline;
-  pipeline.target = "intel:" + request.target;
-  pipeline.warpSize = subGroupSize;
-  pipeline.maxThreads = target->maxWorkGroupSize;
-  pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+  // No OpenCL math library is linked: exp, log, tanh, erf, ... are the
+  // kit's polynomials (PipelineTarget's default).
+  tegula::backend::PipelineTarget pipeline(request, "intel:" + request.target,
+                                           subGroupSize,
+                                           target->maxWorkGroupSize);
   pipeline.policy = &policy;
-  pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
   pipeline.hooks = hooks.get();
-  // No OpenCL math library is linked: exp, log, tanh, erf, ... as
-  // polynomials, as on NVIDIA.
-  pipeline.lowering.polynomialMath = true;
-  pipeline.lowering.distributed = true;
-  pipeline.limit.bytes = target->sharedLocalMemory;
-  pipeline.limit.what = "shared local memory per work-group";
-  pipeline.limit.owner = pipeline.target;
+  pipeline.limit = {target->sharedLocalMemory,
+                    "shared local memory per work-group", pipeline.target};
   // A hook's refusal of an op this backend cannot express yet, or an op
   // the lowering has none for ("cannot lower 'tile.X': ...").
   pipeline.refusalMarkers = {kUnsupportedMarker, "cannot lower '"};
@@ -81,8 +75,7 @@ tegula::intel::compileTileModule(ModuleOp module,
   shape.workGroupSize = kernel.numWarps * subGroupSize;
   shape.sharedBytes = kernel.lowered.scratchBytes;
   if (llvm::Error error = prepareForSPIRV(*kernel.llvmModule, shape))
-    return compileError(TG_ERROR_INTERNAL,
-                        llvm::toString(std::move(error)));
+    return compileError(TG_ERROR_INTERNAL, llvm::toString(std::move(error)));
   kernel.clock.lap("llvm-opt");
   if (request.stage == "llvm-ir") {
     kernel.setDataToLLVMIR();
@@ -92,20 +85,21 @@ tegula::intel::compileTileModule(ModuleOp module,
   std::string whyNot;
   std::optional<std::string> translator = findTranslator(whyNot);
   if (!translator)
-    return compileError(TG_ERROR_UNAVAILABLE,
-                        "cannot make SPIR-V: " + whyNot);
+    return compileError(TG_ERROR_UNAVAILABLE, "cannot make SPIR-V: " + whyNot);
   std::string bitcode = writeBitcode(*kernel.llvmModule);
   kernel.clock.lap("bitcode");
   IntelImage image;
   llvm::Expected<std::string> spirv = translateToSPIRV(*translator, bitcode);
   if (!spirv)
-    return compileError(TG_ERROR_INTERNAL, "kernel " + name + ": " +
-                                               llvm::toString(spirv.takeError()));
+    return compileError(TG_ERROR_INTERNAL,
+                        "kernel " + name + ": " +
+                            llvm::toString(spirv.takeError()));
   image.spirv = std::move(*spirv);
   kernel.clock.lap("llvm-spirv");
   if (llvm::Error error = validateSPIRV(image.spirv))
-    return compileError(TG_ERROR_INTERNAL, "kernel " + name + ": " +
-                                               llvm::toString(std::move(error)));
+    return compileError(TG_ERROR_INTERNAL,
+                        "kernel " + name + ": " +
+                            llvm::toString(std::move(error)));
   kernel.clock.lap("spirv-val");
   if (request.stage == "spirv") {
     kernel.image->data = std::move(image.spirv);

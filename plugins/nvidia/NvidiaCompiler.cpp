@@ -24,7 +24,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
-
 using namespace mlir;
 using namespace tegula::nvidia;
 using tegula::backend::compileError;
@@ -56,8 +55,8 @@ void guardThreadZero(llvm::Function &kernel) {
 } // namespace
 
 const std::vector<std::string> &tegula::nvidia::getNvidiaTargets() {
-  static const std::vector<std::string> targets = {
-      "sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+  static const std::vector<std::string> targets = {"sm_75", "sm_80", "sm_86",
+                                                   "sm_89", "sm_90", "sm_90a"};
   return targets;
 }
 
@@ -107,22 +106,18 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   tegula::backend::MatrixUnitRegistry matrixUnits;
   addNvidiaMatrixUnits(matrixUnits);
   std::unique_ptr<backend::TargetHooks> hooks = createNvidiaTargetHooks();
-  tegula::backend::PipelineTarget pipeline;
-  pipeline.target = "nvidia:" + request.target;
-  pipeline.numWarps = static_cast<unsigned>(request.integer("num_warps"));
+  // No libdevice: exp, log, tanh, erf, sin, ... are the kit's polynomials
+  // (PipelineTarget's default).
+  tegula::backend::PipelineTarget pipeline(request, "nvidia:" + request.target,
+                                           /*warpSize=*/32,
+                                           /*maxThreads=*/1024);
   pipeline.policy = singleThread ? nullptr : &policy;
   // Loads feeding wgmma operands run num_stages - 1 iterations ahead (3
   // stages unless the option, the kernel or the loop says otherwise).
-  pipeline.numStages = static_cast<unsigned>(request.integer("num_stages"));
   pipeline.pipelineSharedOperands = true;
   pipeline.hooks = hooks.get();
-  // No libdevice: exp, log, tanh, erf, sin, ... as polynomials.
-  pipeline.lowering.polynomialMath = true;
-  pipeline.lowering.distributed = !singleThread;
   pipeline.lowering.matrixUnits = &matrixUnits;
-  pipeline.limit.bytes = getMaxSharedMemory(arch);
-  pipeline.limit.what = "shared memory per block";
-  pipeline.limit.owner = arch;
+  pipeline.limit = {getMaxSharedMemory(arch), "shared memory per block", arch};
 
   // tl's `/` on f32 is the approximate full-range division on NVIDIA, as in
   // Triton (tl.math.div_rn stays exact): marked here, emitted as
@@ -142,8 +137,9 @@ tegula::nvidia::compileTileModule(ModuleOp module,
             function->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                               UnitAttr::get(&context));
             int32_t threads = static_cast<int32_t>(kernel.numWarps * 32);
-            function->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                              DenseI32ArrayAttr::get(&context, {threads, 1, 1}));
+            function->setAttr(
+                NVVM::NVVMDialect::getMaxntidAttrName(),
+                DenseI32ArrayAttr::get(&context, {threads, 1, 1}));
             // `.minnctapersm 1`: with .maxntid alone ptxas budgets registers
             // for many resident blocks (a 128x256 mma matmul got 32
             // registers and 19 KB of spills; with this, 255 registers and
@@ -186,8 +182,8 @@ tegula::nvidia::compileTileModule(ModuleOp module,
   std::string noCubinReason;
   if (std::optional<std::string> ptxas =
           findPtxas(noCubinReason, request.value("ptxas"))) {
-    llvm::Expected<std::string> cubin = assemblePTX(
-        *ptxas, image.ptx, arch, request.value("ptxas_options"));
+    llvm::Expected<std::string> cubin =
+        assemblePTX(*ptxas, image.ptx, arch, request.value("ptxas_options"));
     if (!cubin)
       return compileError(TG_ERROR_INTERNAL,
                           "kernel " + name + ": " +

@@ -303,8 +303,10 @@ llvm::Expected<KernelIR> tegula::backend::compileToLLVM(
     kernel.clock.lap("layouts");
   }
 
+  LoweringOptions lowering = target.lowering;
+  lowering.distributed = target.policy != nullptr;
   llvm::Expected<LoweredKernel> lowered =
-      lowerKernel(module, *target.hooks, target.lowering, target.target);
+      lowerKernel(module, *target.hooks, lowering, target.target);
   if (!lowered)
     return unimplementedIfAny(lowered.takeError(), target.refusalMarkers);
   kernel.lowered = std::move(*lowered);

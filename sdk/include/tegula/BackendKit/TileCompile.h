@@ -196,6 +196,19 @@ translateKernel(mlir::ModuleOp module, llvm::LLVMContext &context,
 
 /// A backend's answers to the kit's pipeline for one compile.
 struct PipelineTarget {
+  PipelineTarget() { lowering.polynomialMath = true; }
+  /// |target| with |request|'s num_warps and num_stages options (0, the
+  /// kernel's, where the plugin declares none).
+  PipelineTarget(const plugin::CompileRequest &request, std::string target,
+                 unsigned warpSize, unsigned maxThreads)
+      : PipelineTarget() {
+    this->target = std::move(target);
+    this->warpSize = warpSize;
+    this->maxThreads = maxThreads;
+    numWarps = static_cast<unsigned>(request.integer("num_warps"));
+    numStages = static_cast<unsigned>(request.integer("num_stages"));
+  }
+
   /// The compile target, "<backend>:<arch>" (messages and metadata).
   std::string target;
   /// Threads per warp; 0 for one thread per program (no layouts, one warp
@@ -216,6 +229,9 @@ struct PipelineTarget {
   /// |lowering.matrixUnits|).
   bool pipelineSharedOperands = false;
   const TargetHooks *hooks = nullptr;
+  /// How the lowering runs; distributed exactly when there is a policy.
+  /// Transcendental math is polynomials by default (polynomialMath): a
+  /// target that links a math library turns it off.
   LoweringOptions lowering;
   ScratchLimit limit;
   /// The warps the metadata reports; 0: the resolved num_warps.

@@ -86,8 +86,7 @@ AmdMatrixUnit::getLinearLayout(const MatrixLayout &layout,
   LinearLayout bases;
   bases.shape.assign(shape.begin(), shape.end());
   SmallVector<int64_t> covered(rank, 1);
-  int64_t m = rank - 2, n = rank - 1, batch = rank == 3 ? 0 : -1;
-  int64_t wm = warps[m], wn = warps[n], wb = batch >= 0 ? warps[batch] : 1;
+  int64_t m = rank - 2, n = rank - 1;
   // The lanes beyond one row (or column) of the instruction: 2 groups of
   // 32 for 32x32 MFMA, 4 groups of 16 for 16x16 MFMA, 2 of 16 for WMMA.
   int64_t groups = target.waveSize / size;
@@ -121,29 +120,7 @@ AmdMatrixUnit::getLinearLayout(const MatrixLayout &layout,
     bases.add(bases.lane, covered, other, size);
     bases.add(bases.lane, covered, k, groups);
   }
-
-  auto batchWarps = [&] {
-    if (batch >= 0)
-      bases.add(bases.warp, covered, batch, wb);
-  };
-  if (opIdx < 0) {
-    bases.add(bases.warp, covered, m, wm);
-    bases.add(bases.warp, covered, n, wn);
-    batchWarps();
-    bases.repeat(covered, {n, m});
-  } else if (opIdx == 0) {
-    bases.add(bases.warp, covered, m, wm);
-    bases.addZeros(bases.warp, wn);
-    batchWarps();
-    bases.repeat(covered, {n, m});
-  } else {
-    bases.addZeros(bases.warp, wm);
-    bases.add(bases.warp, covered, n, wn);
-    batchWarps();
-    bases.repeat(covered, {m, n});
-  }
-  if (batch >= 0)
-    bases.repeat(covered, {batch});
+  bases.addDotWarpsAndRepeats(covered, warps, opIdx);
   return bases;
 }
 

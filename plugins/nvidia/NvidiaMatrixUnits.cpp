@@ -97,21 +97,12 @@ public:
     LinearLayout bases;
     bases.shape.assign(shape.begin(), shape.end());
     SmallVector<int64_t> covered(rank, 1);
-    int64_t m = rank - 2, n = rank - 1, batch = rank == 3 ? 0 : -1;
-    int64_t wm = warps[m], wn = warps[n], wb = batch >= 0 ? warps[batch] : 1;
-    auto batchWarps = [&] {
-      if (batch >= 0)
-        bases.add(bases.warp, covered, batch, wb);
-    };
+    int64_t m = rank - 2, n = rank - 1;
     if (opIdx < 0) {
       bases.add(bases.reg, covered, n, 2);
       bases.add(bases.lane, covered, n, 4);
       bases.add(bases.lane, covered, m, 8);
       bases.add(bases.reg, covered, m, 2);
-      bases.add(bases.warp, covered, m, wm);
-      bases.add(bases.warp, covered, n, wn);
-      batchWarps();
-      bases.repeat(covered, {n, m});
     } else if (opIdx == 0) {
       int64_t k = n; // A is [.., M, K]
       bases.add(bases.reg, covered, k, kWidth);
@@ -119,23 +110,14 @@ public:
       bases.add(bases.lane, covered, m, 8);
       bases.add(bases.reg, covered, m, 2);
       bases.add(bases.reg, covered, k, 2);
-      bases.add(bases.warp, covered, m, wm);
-      bases.addZeros(bases.warp, wn);
-      batchWarps();
-      bases.repeat(covered, {k, m});
     } else {
       int64_t k = m, cols = n; // B is [.., K, N]
       bases.add(bases.reg, covered, k, kWidth);
       bases.add(bases.lane, covered, k, 4);
       bases.add(bases.lane, covered, cols, 8);
       bases.add(bases.reg, covered, k, 2);
-      bases.addZeros(bases.warp, wm);
-      bases.add(bases.warp, covered, cols, wn);
-      batchWarps();
-      bases.repeat(covered, {k, cols});
     }
-    if (batch >= 0)
-      bases.repeat(covered, {batch});
+    bases.addDotWarpsAndRepeats(covered, warps, opIdx);
     return bases;
   }
   /// 16 for f16/bf16 into f32, 8 for f32 (as tf32) into f32, 32 for i8

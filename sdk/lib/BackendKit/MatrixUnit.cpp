@@ -31,6 +31,29 @@ void LinearLayout::repeat(llvm::SmallVector<int64_t> &covered,
       add(reg, covered, d, shape[d] / covered[d]);
 }
 
+void LinearLayout::addDotWarpsAndRepeats(llvm::SmallVector<int64_t> &covered,
+                                         llvm::ArrayRef<int64_t> warps,
+                                         int64_t opIdx) {
+  int64_t rank = shape.size();
+  int64_t m = rank - 2, n = rank - 1;
+  if (opIdx == 1)
+    addZeros(warp, warps[m]);
+  else
+    add(warp, covered, m, warps[m]);
+  if (opIdx == 0)
+    addZeros(warp, warps[n]);
+  else
+    add(warp, covered, n, warps[n]);
+  if (rank == 3)
+    add(warp, covered, 0, warps[0]);
+  if (opIdx == 1)
+    repeat(covered, {m, n});
+  else
+    repeat(covered, {n, m});
+  if (rank == 3)
+    repeat(covered, {0});
+}
+
 MatrixUnit::~MatrixUnit() = default;
 
 MatrixLayout MatrixUnit::getResultLayout(llvm::ArrayRef<int64_t> shape,

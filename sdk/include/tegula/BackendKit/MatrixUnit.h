@@ -95,6 +95,15 @@ struct LinearLayout {
   /// covers the shape there (the repetitions of an instruction tile).
   void repeat(llvm::SmallVector<int64_t> &covered,
               llvm::ArrayRef<int64_t> dims);
+  /// Completes a dot layout of rank 2 or 3 ([batch,] M, N) whose register
+  /// and lane bases cover one instruction tile: the |warps| (warpsPerCTA)
+  /// along M and N for the accumulator (|opIdx| -1), along M and
+  /// broadcast over N for A (0), broadcast over M and along N for B (1),
+  /// then along the batch; then repetitions of the tile until the shape is
+  /// covered, the minor dimension (N, or K of an operand) first, then the
+  /// other, then the batch.
+  void addDotWarpsAndRepeats(llvm::SmallVector<int64_t> &covered,
+                             llvm::ArrayRef<int64_t> warps, int64_t opIdx);
 };
 
 /// The parameters of a `#tile.matrix` layout, as numbers.

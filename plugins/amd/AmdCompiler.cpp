@@ -96,7 +96,6 @@ tegula::amd::compileTileModule(ModuleOp module,
     return compileError(TG_ERROR_INVALID_ARGUMENT,
                         "code object version " +
                             llvm::Twine(codeObjectVersion) + " is not 4 or 5");
-  loadAmdHookDialects(*module.getContext());
 
   // The matrix unit middle/'s lowering finds by the kind of the
   // #tile.matrix layouts the policy chose.

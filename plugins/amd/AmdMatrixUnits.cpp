@@ -7,11 +7,7 @@
 
 using namespace mlir;
 using namespace tegula::amd;
-using tegula::backend::DotProblem;
-using tegula::backend::LayoutCoords;
-using tegula::backend::LinearLayout;
-using tegula::backend::MatrixInstruction;
-using tegula::backend::MatrixLayout;
+using namespace tegula::backend;
 
 namespace {
 

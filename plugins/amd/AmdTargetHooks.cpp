@@ -50,10 +50,6 @@ unsigned quadPermXor(uint64_t offset) {
 
 } // namespace
 
-void tegula::amd::loadAmdHookDialects(MLIRContext &context) {
-  context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
-}
-
 namespace tegula::amd {
 namespace {
 

@@ -54,13 +54,10 @@ inline constexpr const char *kLdsSymbol = "tegula_lds";
 inline constexpr const char *kAmdRefusalMarker = "is not supported by the amd plugin";
 
 /// The AMD answers to the generic lowering for |target|, which must outlive
-/// them (stateless: one instance may serve concurrent compiles). The caller
-/// loads the dialects they build with (loadAmdHookDialects).
+/// them (stateless: one instance may serve concurrent compiles). They build
+/// with the LLVM and arith dialects (TargetHooks::loadDialects).
 std::unique_ptr<backend::TargetHooks>
 createAmdTargetHooks(const AmdTarget &target);
-
-/// Loads the dialects AmdTargetHooks builds with (LLVM, arith).
-void loadAmdHookDialects(mlir::MLIRContext &context);
 
 } // namespace tegula::amd
 

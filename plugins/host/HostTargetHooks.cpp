@@ -11,10 +11,7 @@
 
 using namespace mlir;
 using namespace tegula::host;
-using tegula::backend::Axis;
-using tegula::backend::ShuffleKind;
-using tegula::backend::toF64;
-using tegula::backend::toI64;
+using namespace tegula::backend;
 
 namespace {
 

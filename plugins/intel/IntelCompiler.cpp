@@ -45,7 +45,6 @@ tegula::intel::compileTileModule(ModuleOp module,
                             sizes + " work-items, not " +
                             std::to_string(subGroupSize));
   }
-  loadIntelHookDialects(*module.getContext());
 
   IntelLayoutPolicy policy(subGroupSize);
   std::unique_ptr<backend::TargetHooks> hooks =

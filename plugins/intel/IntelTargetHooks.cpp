@@ -125,10 +125,6 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
 
 } // namespace
 
-void tegula::intel::loadIntelHookDialects(MLIRContext &context) {
-  context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
-}
-
 namespace tegula::intel {
 namespace {
 

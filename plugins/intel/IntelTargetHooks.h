@@ -53,13 +53,10 @@ inline constexpr const char *kUnsupportedMarker =
 
 /// The Intel answers to the generic lowering for sub-groups of
 /// |subGroupSize| work-items (stateless: one instance may serve concurrent
-/// compiles). The caller loads the dialects they build with
-/// (loadIntelHookDialects).
+/// compiles). They build with the LLVM and arith dialects
+/// (TargetHooks::loadDialects).
 std::unique_ptr<backend::TargetHooks>
 createIntelTargetHooks(unsigned subGroupSize);
-
-/// Loads the dialects IntelTargetHooks builds with (LLVM, arith).
-void loadIntelHookDialects(mlir::MLIRContext &context);
 
 } // namespace tegula::intel
 

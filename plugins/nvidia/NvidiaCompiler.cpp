@@ -15,7 +15,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
@@ -89,12 +88,6 @@ tegula::nvidia::compileTileModule(ModuleOp module,
                             request.target + "'");
   const bool singleThread = request.value("lowering") == "single-thread";
   MLIRContext &context = *module.getContext();
-  loadNvidiaHookDialects(context);
-  {
-    DialectRegistry registry;
-    registerNVVMDialectTranslation(registry);
-    context.appendDialectRegistry(registry);
-  }
   const std::string arch = getCodegenArch(request.target);
 
   // mma.sync for dots unless the mma option is off (FMA, for comparison);

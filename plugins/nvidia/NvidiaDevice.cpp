@@ -12,15 +12,7 @@
 #include <vector>
 
 using namespace tegula::nvidia;
-using tegula::plugin::BufferBase;
-using tegula::plugin::packArgumentOffsets;
-using tegula::plugin::EventBase;
-using tegula::plugin::KernelBase;
-using tegula::plugin::LaunchLimits;
-using tegula::plugin::LaunchRequest;
-using tegula::plugin::ModuleBase;
-using tegula::plugin::Status;
-using tegula::plugin::StreamBase;
+using namespace tegula::plugin;
 
 namespace {
 

@@ -12,10 +12,7 @@
 
 using namespace mlir;
 using namespace tegula::nvidia;
-using tegula::backend::DotProblem;
-using tegula::backend::LinearLayout;
-using tegula::backend::MatrixInstruction;
-using tegula::backend::MatrixLayout;
+using namespace tegula::backend;
 
 namespace {
 

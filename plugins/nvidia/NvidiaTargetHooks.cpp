@@ -11,13 +11,13 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 #include <string>
 
 using namespace mlir;
 using namespace tegula::nvidia;
-using tegula::backend::Axis;
-using tegula::backend::ShuffleKind;
+using namespace tegula::backend;
 
 namespace {
 
@@ -112,21 +112,24 @@ Value axisRegister(OpBuilder &builder, Location loc, Axis axis) {
 
 } // namespace
 
-void tegula::nvidia::loadNvidiaHookDialects(MLIRContext &context) {
-  context
-      .loadDialect<NVVM::NVVMDialect, LLVM::LLVMDialect, arith::ArithDialect>();
-}
-
 namespace tegula::nvidia {
 namespace {
 
 /// NVIDIA's answers to the generic lowering. Stateless: one instance may
-/// serve concurrent compiles. The caller loads the dialects it builds with
-/// (loadNvidiaHookDialects). A hook that cannot build what it is asked emits
-/// an error at |loc| and returns a poison value (or failure), so the compile
-/// fails with that message.
+/// serve concurrent compiles. A hook that cannot build what it is asked
+/// emits an error at |loc| and returns a poison value (or failure), so the
+/// compile fails with that message.
 class NvidiaTargetHooks : public backend::TargetHooks {
 public:
+  /// NVVM besides the kit's LLVM and arith, with its translation to LLVM
+  /// IR.
+  void loadDialects(MLIRContext &context) const override {
+    TargetHooks::loadDialects(context);
+    context.loadDialect<NVVM::NVVMDialect>();
+    DialectRegistry registry;
+    registerNVVMDialectTranslation(registry);
+    context.appendDialectRegistry(registry);
+  }
   unsigned getWarpSize() const override { return 32; }
   unsigned getGlobalAddressSpace() const override { return 1; }
   unsigned getSharedAddressSpace() const override { return 3; }

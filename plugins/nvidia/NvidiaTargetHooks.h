@@ -31,13 +31,10 @@ namespace tegula::nvidia {
 inline constexpr const char *kSharedMemorySymbol = "tegula_shared";
 
 /// NVIDIA's answers to the generic lowering (stateless: one instance may
-/// serve concurrent compiles). The caller loads the dialects they build with
-/// (loadNvidiaHookDialects).
+/// serve concurrent compiles). They build with the NVVM, LLVM and arith
+/// dialects, which loadDialects loads with NVVM's translation to LLVM IR.
 std::unique_ptr<backend::TargetHooks>
 createNvidiaTargetHooks();
-
-/// Loads the dialects NvidiaTargetHooks builds with (NVVM, LLVM, arith).
-void loadNvidiaHookDialects(mlir::MLIRContext &context);
 
 } // namespace tegula::nvidia
 

@@ -316,7 +316,7 @@ std::string hooksKernelPtx(std::vector<std::string> &errors,
                            std::string *llvmIR = nullptr) {
   using namespace mlir;
   MLIRContext context;
-  loadNvidiaHookDialects(context);
+  createNvidiaTargetHooks()->loadDialects(context);
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
@@ -517,7 +517,7 @@ TEST(NvidiaTargetHooks, EveryHookCompilesToItsPtx) {
 TEST(NvidiaTargetHooks, BadRequestsAreErrors) {
   using namespace mlir;
   MLIRContext context;
-  loadNvidiaHookDialects(context);
+  createNvidiaTargetHooks()->loadDialects(context);
   std::vector<std::string> errors;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
     errors.push_back(diagnostic.str());

@@ -19,6 +19,10 @@ TargetHooks::getKernelContextTypes(MLIRContext *) const {
   return {};
 }
 
+void TargetHooks::loadDialects(MLIRContext &context) const {
+  context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
+}
+
 Value TargetHooks::buildScratchBase(OpBuilder &, Location) const {
   return {};
 }

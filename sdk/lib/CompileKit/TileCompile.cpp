@@ -279,6 +279,7 @@ llvm::Expected<KernelIR> tegula::backend::compileToLLVM(
     ModuleOp module, const PipelineTarget &target,
     llvm::function_ref<llvm::Error(ModuleOp, KernelIR &)> beforeTranslation) {
   assert(target.hooks && "the pipeline needs the target's hooks");
+  target.hooks->loadDialects(*module.getContext());
   KernelIR kernel;
   if (target.warpSize) {
     llvm::Expected<unsigned> numWarps =

@@ -68,6 +68,12 @@ class TargetHooks {
 public:
   virtual ~TargetHooks();
 
+  /// Loads into |context| what the hooks build with; compileToLLVM calls it
+  /// before the lowering. Default: the LLVM and arith dialects. A target
+  /// whose hooks build another dialect's ops (NVVM) loads it here, with
+  /// its translation to LLVM IR.
+  virtual void loadDialects(mlir::MLIRContext &context) const;
+
   /// Threads per warp (wavefront, sub-group) of the code being generated.
   virtual unsigned getWarpSize() const = 0;
   /// The address space of pointers into global memory.

@@ -13,11 +13,8 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <cstdlib>
@@ -42,29 +39,16 @@ Error fail(const Twine &message) {
 
 Expected<std::unique_ptr<TargetMachine>> createMachine(const AmdTarget &arch) {
   initializeAMDGPUTarget();
-  std::string lookupError;
-  const Target *target = TargetRegistry::lookupTarget(kAmdTriple, lookupError);
-  if (!target)
-    return fail("LLVM has no AMDGPU target: " + lookupError);
-  TargetOptions options;
-  // Multiplies and adds may fuse (v_fma_f32, v_pk_fma_f32), as Triton's
-  // enable_fp_fusion lets them.
-  options.AllowFPOpFusion = FPOpFusion::Fast;
-  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
-      kAmdTriple, arch.name, arch.features(), options, std::nullopt,
-      std::nullopt, CodeGenOptLevel::Default));
-  if (!machine)
-    return fail(Twine("cannot create an AMDGPU target machine for ") +
-                arch.name);
-  return machine;
+  // Multiplies and adds fuse into v_fma_f32 and v_pk_fma_f32.
+  return tegula::backend::createTargetMachine(kAmdTriple, arch.name,
+                                              arch.features(), "AMDGPU");
 }
 
 /// The width of the floating-point element type a call to |function|
 /// computes on (its result's, else its first parameter's); 0 for none.
 unsigned floatBitsOf(const Function &function) {
   Type *type = function.getReturnType();
-  if (!type->getScalarType()->isFloatingPointTy() &&
-      function.arg_size() > 0)
+  if (!type->getScalarType()->isFloatingPointTy() && function.arg_size() > 0)
     type = function.getArg(0)->getType();
   Type *scalar = type->getScalarType();
   return scalar->isFloatingPointTy() ? scalar->getPrimitiveSizeInBits() : 0;
@@ -88,11 +72,9 @@ Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
   if (!machine)
     return machine.takeError();
+  if (Error error = tegula::backend::setKernelTarget(module, kernel, **machine))
+    return error;
   Function *entry = module.getFunction(kernel);
-  if (!entry || entry->isDeclaration())
-    return fail("the module defines no kernel @" + kernel);
-  module.setTargetTriple(kAmdTriple);
-  module.setDataLayout((*machine)->createDataLayout());
 
   entry->setCallingConv(CallingConv::AMDGPU_KERNEL);
   std::string threads = std::to_string(config.threads);
@@ -100,8 +82,7 @@ Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
   entry->addFnAttr("amdgpu-flat-work-group-size", threads + "," + threads);
   entry->addFnAttr("uniform-work-group-size", "true");
   if (config.wavesPerEu)
-    entry->addFnAttr("amdgpu-waves-per-eu",
-                     std::to_string(config.wavesPerEu));
+    entry->addFnAttr("amdgpu-waves-per-eu", std::to_string(config.wavesPerEu));
   entry->addFnAttr("target-cpu", target.name);
   entry->addFnAttr("target-features", target.features());
   module.addModuleFlag(Module::Error, "amdhsa_code_object_version",
@@ -114,8 +95,8 @@ Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
       return fail(Twine("the module has a symbol @") + kLdsSymbol +
                   " that is not the LDS array");
     if (config.ldsBytes > 0) {
-      auto *type = ArrayType::get(Type::getInt8Ty(module.getContext()),
-                                  config.ldsBytes);
+      auto *type =
+          ArrayType::get(Type::getInt8Ty(module.getContext()), config.ldsBytes);
       auto *sized = new GlobalVariable(
           module, type, /*isConstant=*/false, GlobalValue::InternalLinkage,
           UndefValue::get(type), "", nullptr, GlobalValue::NotThreadLocal,
@@ -133,7 +114,6 @@ Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
       lds->eraseFromParent();
     }
   }
-  tegula::backend::internalizeAllBut(module, kernel);
   return Error::success();
 }
 
@@ -146,25 +126,14 @@ Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
   if (!machine)
     return machine.takeError();
-  tegula::backend::LLVMDiagnosticCapture diagnostics(module.getContext());
-  std::string problems;
-  raw_string_ostream problemStream(problems);
-  if (verifyModule(module, &problemStream))
-    return fail("the LLVM IR of kernel " + kernel +
-                " is invalid: " + problemStream.str());
-
-  StringRef pipeline = custom.empty() ? StringRef("default<O2>") : custom;
   // A lane has no SIMD of its own to vectorize for: 128-bit accesses come
   // from the layouts.
-  if (Error error = tegula::backend::runLLVMPipeline(
-          module, machine->get(), pipeline, /*vectorize=*/false))
-    return fail((!custom.empty() ? "llvm_passes='" + pipeline.str() +
-                                       "' is not an LLVM pass pipeline: "
-                        : std::string("the built-in LLVM pipeline does not "
-                                      "parse: ")) +
-                toString(std::move(error)));
-  if (std::string errors = diagnostics.text(); !errors.empty())
-    return fail("optimizing kernel " + kernel + " failed: " + errors);
+  tegula::backend::KernelPasses passes;
+  passes.builtIn = "default<O2>";
+  passes.custom = custom;
+  if (Error error = tegula::backend::optimizeKernel(module, kernel,
+                                                    machine->get(), passes))
+    return error;
 
   // What the optimized code calls, before the code generator sees it.
   for (Function &function : module) {
@@ -175,8 +144,7 @@ Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
       return fail("kernel " + kernel + " calls @" + name +
                   ", which has no implementation on AMD GPUs (no device "
                   "library is linked)");
-    if (std::string why =
-            checkIntrinsic(target, name, floatBitsOf(function));
+    if (std::string why = checkIntrinsic(target, name, floatBitsOf(function));
         !why.empty())
       return fail("kernel " + kernel + " needs @" + name + " (" + why +
                   "), which amd:" + target.name + " cannot compile");
@@ -194,5 +162,5 @@ Expected<std::string> tegula::amd::emitAMDGPU(Module &module,
     return fail("the module is not ready for AMDGPU (triple '" +
                 module.getTargetTriple() + "'): run prepareForAMDGPU first");
   return tegula::backend::emitMachineCode(module, **machine, assembly,
-                                         "the AMDGPU back end", target.name);
+                                          "the AMDGPU back end", target.name);
 }

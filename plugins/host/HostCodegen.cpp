@@ -23,7 +23,6 @@
 
 using namespace llvm;
 using namespace tegula::host;
-using tegula::backend::internalizeAllBut;
 
 namespace {
 
@@ -117,8 +116,7 @@ Expected<uint64_t> tegula::host::addHostEntry(Function &body, StringRef name) {
     return fail("the lowered kernel @" + body.getName() +
                 " does not end in the tg_host_program pointer parameter");
   if (!bodyType->getReturnType()->isVoidTy())
-    return fail("the lowered kernel @" + body.getName() +
-                " returns a value");
+    return fail("the lowered kernel @" + body.getName() + " returns a value");
 
   std::string bodyName = (name + ".body").str();
   if (module.getFunction(bodyName) && module.getFunction(bodyName) != &body)
@@ -134,8 +132,8 @@ Expected<uint64_t> tegula::host::addHostEntry(Function &body, StringRef name) {
   auto *ptr = PointerType::get(context, 0);
   auto *entryType =
       FunctionType::get(Type::getVoidTy(context), {ptr, ptr}, false);
-  Function *entry = Function::Create(entryType, GlobalValue::ExternalLinkage,
-                                     name, module);
+  Function *entry =
+      Function::Create(entryType, GlobalValue::ExternalLinkage, name, module);
   entry->addFnAttr(Attribute::NoUnwind);
   Argument *packed = entry->getArg(0);
   Argument *program = entry->getArg(1);
@@ -156,9 +154,8 @@ Expected<uint64_t> tegula::host::addHostEntry(Function &body, StringRef name) {
     uint64_t size = packedSize(type);
     if (!size) {
       entry->eraseFromParent();
-      return fail("argument " + Twine(i) + " of kernel " + name +
-                  " has type " + typeName(type) +
-                  ", which the host kernel ABI cannot pass");
+      return fail("argument " + Twine(i) + " of kernel " + name + " has type " +
+                  typeName(type) + ", which the host kernel ABI cannot pass");
     }
     offset = roundUp(offset, size);
     Value *address = builder.CreateConstInBoundsGEP1_64(
@@ -182,10 +179,8 @@ Expected<uint64_t> tegula::host::addHostEntry(Function &body, StringRef name) {
   return roundUp(offset, 8);
 }
 
-Expected<std::string>
-tegula::host::compileLLVMModuleToImage(Module &module,
-                                       const HostKernelInfo &kernel,
-                                       HostOutput output) {
+Expected<std::string> tegula::host::compileLLVMModuleToImage(
+    Module &module, const HostKernelInfo &kernel, HostOutput output) {
   initializeNativeTarget();
   Function *entry = module.getFunction(kernel.name);
   if (!entry || entry->isDeclaration())
@@ -213,20 +208,15 @@ tegula::host::compileLLVMModuleToImage(Module &module,
   if (!machine)
     return fail("cannot create an LLVM target machine for " + triple + " (" +
                 cpu.name + ")");
-  module.setTargetTriple(triple);
-  module.setDataLayout(machine->createDataLayout());
-  internalizeAllBut(module, kernel.name);
-  tegula::backend::LLVMDiagnosticCapture diagnostics(module.getContext());
-
-  std::string problems;
-  raw_string_ostream problemStream(problems);
-  if (verifyModule(module, &problemStream))
-    return fail("the LLVM IR of kernel " + kernel.name +
-                " is invalid: " + problemStream.str());
-
-  tegula::backend::optimizeModuleO3(module, machine.get(), /*vectorize=*/true);
-  if (std::string errors = diagnostics.text(); !errors.empty())
-    return fail("optimizing kernel " + kernel.name + " failed: " + errors);
+  if (Error error =
+          tegula::backend::setKernelTarget(module, kernel.name, *machine))
+    return error;
+  tegula::backend::KernelPasses passes;
+  passes.builtIn = "default<O3>";
+  passes.vectorize = true;
+  if (Error error = tegula::backend::optimizeKernel(module, kernel.name,
+                                                    machine.get(), passes))
+    return error;
 
   if (output == HostOutput::LLVMIR) {
     std::string text;

@@ -94,23 +94,6 @@ MDNode *i32Node(LLVMContext &context, ArrayRef<unsigned> values) {
   return MDNode::get(context, operands);
 }
 
-Error runPasses(Module &module) {
-  StringRef text = kSpirvPasses;
-  const char *custom = std::getenv("TEGULA_INTEL_LLVM_PASSES");
-  if (custom && *custom)
-    text = custom;
-  else
-    custom = nullptr;
-  if (Error error = tegula::backend::runLLVMPipeline(module, nullptr, text,
-                                                     /*vectorize=*/false))
-    return fail((custom ? "TEGULA_INTEL_LLVM_PASSES='" + text.str() +
-                              "' is not an LLVM pass pipeline: "
-                        : std::string("the built-in LLVM pass pipeline does "
-                                      "not parse: ")) +
-                toString(std::move(error)));
-  return Error::success();
-}
-
 /// Gives each printf call its format as an i8 pointer instruction
 /// (getelementptr [N x i8], @str, 0, 0): with opaque pointers the
 /// translator takes a global's own type, [N x i8], as the format's, which
@@ -163,16 +146,14 @@ Error tegula::intel::prepareForSPIRV(Module &module,
   tegula::backend::internalizeAllBut(module, shape.kernel);
   splitAggregatePhis(module);
 
-  tegula::backend::LLVMDiagnosticCapture diagnostics(context);
-  std::string problems;
-  raw_string_ostream problemStream(problems);
-  if (verifyModule(module, &problemStream))
-    return fail("the LLVM IR of kernel " + shape.kernel +
-                " is invalid: " + problemStream.str());
-  if (Error error = runPasses(module))
+  tegula::backend::KernelPasses passes;
+  passes.builtIn = kSpirvPasses;
+  const char *custom = std::getenv("TEGULA_INTEL_LLVM_PASSES");
+  passes.custom = custom ? custom : "";
+  passes.customName = "TEGULA_INTEL_LLVM_PASSES";
+  if (Error error = tegula::backend::optimizeKernel(module, shape.kernel,
+                                                    nullptr, passes))
     return error;
-  if (std::string errors = diagnostics.text(); !errors.empty())
-    return fail("optimizing kernel " + shape.kernel + " failed: " + errors);
   // Inlining may have left calls whose convention the optimizer changed.
   setCallingConventions(module, *kernel);
   makeTranslatorCompatible(module);
@@ -187,7 +168,8 @@ Error tegula::intel::prepareForSPIRV(Module &module,
                   ", which no SPIR-V consumer provides (only OpenCL C and "
                   "__spirv_ builtins are resolved)");
   }
-  problems.clear();
+  std::string problems;
+  raw_string_ostream problemStream(problems);
   if (verifyModule(module, &problemStream))
     return fail("the SPIR-V-ready LLVM IR of kernel " + shape.kernel +
                 " is invalid: " + problemStream.str());

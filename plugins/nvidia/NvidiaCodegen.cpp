@@ -16,12 +16,9 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/Target/TargetOptions.h"
 
 #include <cstdlib>
 #include <memory>
@@ -36,8 +33,6 @@ extern "C" void LLVMInitializeNVPTXAsmPrinter();
 
 using namespace llvm;
 using namespace tegula::nvidia;
-using tegula::backend::internalizeAllBut;
-using tegula::backend::LLVMDiagnosticCapture;
 
 namespace {
 
@@ -70,27 +65,14 @@ Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
   useShortPointers();
   if (!getSmVersion(arch))
     return fail("'" + arch + "' is not an NVIDIA arch (sm_XY or sm_XYa)");
-  std::string lookupError;
-  const Target *target = TargetRegistry::lookupTarget(kTriple, lookupError);
-  if (!target)
-    return fail("LLVM has no NVPTX target: " + lookupError);
-  TargetOptions options;
-  // Multiplies and adds may fuse into FMAs, as Triton's enable_fp_fusion
-  // (on by default) lets them: NVPTX then emits fma.rn.f32 and plain
-  // mul/add.f32 that ptxas may contract too, where strict IEEE emitted
-  // mul.rn/add.rn.f32, which nothing may fuse (flash attention's softmax
-  // had 200 separate mul.rn.f32).
-  options.AllowFPOpFusion = FPOpFusion::Fast;
-  // Codegen at Default, not Aggressive: NVPTX then cleans up after its
-  // strength reductions with EarlyCSE instead of GVN. The PTX of the sm_90a
-  // corpus is byte-identical (sm_80 attention: a dozen integer ops fewer),
-  // and GVN was 12% of causal attention's PTX emission.
-  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
-      kTriple, arch, kPtxFeatures, options, std::nullopt, std::nullopt,
-      CodeGenOptLevel::Default));
-  if (!machine)
-    return fail("cannot create an NVPTX target machine for " + arch);
-  return machine;
+  // With fusion NVPTX emits fma.rn.f32 and plain mul/add.f32 that ptxas
+  // may contract too, where strict IEEE emitted mul.rn/add.rn.f32, which
+  // nothing may fuse (flash attention's softmax had 200 separate
+  // mul.rn.f32). At codegen level Default the PTX of the sm_90a corpus is
+  // that of Aggressive (sm_80 attention: a dozen integer ops fewer), and
+  // GVN was 12% of causal attention's PTX emission.
+  return tegula::backend::createTargetMachine(kTriple, arch, kPtxFeatures,
+                                              "NVPTX");
 }
 
 /// f32 |x| as the NVVM approximation |id| computes it, after scaling by
@@ -101,8 +83,8 @@ Value *approximate(IRBuilder<> &builder, Intrinsic::ID id, Value *x,
     x = builder.CreateFMul(x, ConstantFP::get(builder.getFloatTy(), before));
   Value *result = builder.CreateIntrinsic(id, {}, {x});
   if (after != 1.0f)
-    result =
-        builder.CreateFMul(result, ConstantFP::get(builder.getFloatTy(), after));
+    result = builder.CreateFMul(result,
+                                ConstantFP::get(builder.getFloatTy(), after));
   return result;
 }
 
@@ -149,8 +131,7 @@ void lowerMathIntrinsics(Module &module) {
     }
     Type *type = function.getReturnType();
     Type *element = type->getScalarType();
-    if (!element->isFloatTy() && !element->isHalfTy() &&
-        !element->isBFloatTy())
+    if (!element->isFloatTy() && !element->isHalfTy() && !element->isBFloatTy())
       continue;
     for (User *user : llvm::make_early_inc_range(function.users())) {
       auto *call = dyn_cast<CallInst>(user);
@@ -196,8 +177,8 @@ void lowerApproximateDivisions(Module &module) {
   for (Function &function : module)
     for (BasicBlock &block : function)
       for (Instruction &inst : llvm::make_early_inc_range(block)) {
-        if (inst.getOpcode() != Instruction::FDiv ||
-            !inst.hasApproxFunc() || !inst.getType()->getScalarType()->isFloatTy())
+        if (inst.getOpcode() != Instruction::FDiv || !inst.hasApproxFunc() ||
+            !inst.getType()->getScalarType()->isFloatTy())
           continue;
         IRBuilder<> builder(&inst);
         auto one = [&](Value *x, Value *y) -> Value * {
@@ -272,23 +253,6 @@ constexpr const char *kNvptxPasses =
 #undef TG_IC
 #undef TG_CFG
 
-Error runPasses(Module &module, TargetMachine *machine, StringRef passes) {
-  StringRef text = passes.empty() ? StringRef(kNvptxPasses) : passes;
-  bool custom = !passes.empty();
-  // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
-  // from the layouts, as vector loads and stores already in the IR).
-  if (Error error = tegula::backend::runLLVMPipeline(module, machine, text,
-                                                     /*vectorize=*/false))
-    return fail((custom ? "llvm_passes='" + text.str() +
-                              "' (the compile option, or "
-                              "TEGULA_NVIDIA_LLVM_PASSES) is not an LLVM "
-                              "pass pipeline: "
-                        : std::string("the built-in LLVM pass pipeline does "
-                                      "not parse: ")) +
-                toString(std::move(error)));
-  return Error::success();
-}
-
 } // namespace
 
 void tegula::nvidia::initializeNVPTXTarget() {
@@ -325,7 +289,8 @@ bool tegula::nvidia::isMarkedKernel(const Module &module, StringRef name) {
   for (const MDNode *node : annotations->operands()) {
     if (node->getNumOperands() < 3)
       continue;
-    auto *function = mdconst::dyn_extract_or_null<Function>(node->getOperand(0));
+    auto *function =
+        mdconst::dyn_extract_or_null<Function>(node->getOperand(0));
     if (!function || function->getName() != name)
       continue;
     // The operands after the function are (key, value) pairs.
@@ -345,28 +310,21 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(arch);
   if (!machine)
     return machine.takeError();
-  Function *entry = module.getFunction(kernel);
-  if (!entry || entry->isDeclaration())
-    return fail("the module defines no kernel @" + kernel);
+  if (Error error = tegula::backend::setKernelTarget(module, kernel, **machine))
+    return error;
   if (!isMarkedKernel(module, kernel))
     return fail("@" + kernel +
                 " is not marked as a kernel (nvvm.annotations \"kernel\")");
-  module.setTargetTriple(kTriple);
-  module.setDataLayout((*machine)->createDataLayout());
-  internalizeAllBut(module, kernel);
   lowerMathIntrinsics(module);
-  LLVMDiagnosticCapture diagnostics(module.getContext());
-
-  std::string problems;
-  raw_string_ostream problemStream(problems);
-  if (verifyModule(module, &problemStream))
-    return fail("the LLVM IR of kernel " + kernel +
-                " is invalid: " + problemStream.str());
-
-  if (Error error = runPasses(module, machine->get(), passes))
+  // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
+  // from the layouts, as vector loads and stores already in the IR).
+  tegula::backend::KernelPasses pipeline;
+  pipeline.builtIn = kNvptxPasses;
+  pipeline.custom = passes;
+  pipeline.customOrigin = "the compile option, or TEGULA_NVIDIA_LLVM_PASSES";
+  if (Error error = tegula::backend::optimizeKernel(module, kernel,
+                                                    machine->get(), pipeline))
     return error;
-  if (std::string errors = diagnostics.text(); !errors.empty())
-    return fail("optimizing kernel " + kernel + " failed: " + errors);
   // O3 may have made new calls (pow(2, x) -> exp2(x)).
   lowerMathIntrinsics(module);
   lowerApproximateDivisions(module);
@@ -412,7 +370,7 @@ Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
     return fail("the module is not ready for NVPTX (triple '" +
                 module.getTargetTriple() + "'): run optimizeForNVPTX first");
   return tegula::backend::emitMachineCode(module, **machine, /*assembly=*/true,
-                                         "the NVPTX back end", arch);
+                                          "the NVPTX back end", arch);
 }
 
 std::optional<std::string>
@@ -428,8 +386,7 @@ tegula::nvidia::findPtxas(std::string &whyNot,
 }
 
 Expected<std::string> tegula::nvidia::assemblePTX(StringRef ptxas,
-                                                  StringRef ptx,
-                                                  StringRef arch,
+                                                  StringRef ptx, StringRef arch,
                                                   StringRef options) {
   tegula::backend::ToolRun run;
   run.program = ptxas.str();

@@ -8,9 +8,12 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
 
 #include <algorithm>
 
@@ -156,6 +159,71 @@ llvm::Error tegula::backend::runLLVMPipeline(llvm::Module &module,
   if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
     return error;
   passes.run(module, modules);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+tegula::backend::createTargetMachine(llvm::StringRef triple,
+                                     llvm::StringRef cpu,
+                                     llvm::StringRef features,
+                                     llvm::StringRef who) {
+  std::string lookupError;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, lookupError);
+  if (!target)
+    return oneLineError("LLVM has no " + who + " target: " + lookupError);
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  // Codegen at Default, not Aggressive: NVPTX then cleans up after its
+  // strength reductions with EarlyCSE instead of GVN, for the same PTX in
+  // less time.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpu, features, options, std::nullopt, std::nullopt,
+      llvm::CodeGenOptLevel::Default));
+  if (!machine)
+    return oneLineError("cannot create an " + who + " target machine for " +
+                        cpu);
+  return machine;
+}
+
+llvm::Error tegula::backend::setKernelTarget(llvm::Module &module,
+                                             llvm::StringRef kernel,
+                                             llvm::TargetMachine &machine) {
+  llvm::Function *entry = module.getFunction(kernel);
+  if (!entry || entry->isDeclaration())
+    return oneLineError("the module defines no kernel @" + kernel);
+  module.setTargetTriple(machine.getTargetTriple().str());
+  module.setDataLayout(machine.createDataLayout());
+  internalizeAllBut(module, kernel);
+  return llvm::Error::success();
+}
+
+llvm::Error tegula::backend::optimizeKernel(llvm::Module &module,
+                                            llvm::StringRef kernel,
+                                            llvm::TargetMachine *machine,
+                                            const KernelPasses &passes) {
+  LLVMDiagnosticCapture diagnostics(module.getContext());
+  std::string problems;
+  llvm::raw_string_ostream problemStream(problems);
+  if (llvm::verifyModule(module, &problemStream))
+    return oneLineError("the LLVM IR of kernel " + kernel +
+                        " is invalid: " + problemStream.str());
+  bool custom = !passes.custom.empty();
+  llvm::StringRef text = custom ? passes.custom : passes.builtIn;
+  if (llvm::Error error =
+          runLLVMPipeline(module, machine, text, passes.vectorize)) {
+    std::string what = "the built-in LLVM pass pipeline does not parse: ";
+    if (custom)
+      what = (passes.customName + "='" + text + "'" +
+              (passes.customOrigin.empty()
+                   ? std::string()
+                   : " (" + passes.customOrigin.str() + ")") +
+              " is not an LLVM pass pipeline: ")
+                 .str();
+    return oneLineError(what + llvm::toString(std::move(error)));
+  }
+  if (std::string errors = diagnostics.text(); !errors.empty())
+    return oneLineError("optimizing kernel " + kernel + " failed: " + errors);
   return llvm::Error::success();
 }
 

@@ -113,6 +113,44 @@ void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine *machine,
 llvm::Error runLLVMPipeline(llvm::Module &module, llvm::TargetMachine *machine,
                             llvm::StringRef pipeline, bool vectorize);
 
+/// A GPU target machine for |triple| and |cpu| with |features| (the target
+/// initialized): code generation at LLVM's Default level, multiplies and
+/// adds free to fuse as Triton's enable_fp_fusion (on by default) lets
+/// them. |who| names the target in errors ("NVPTX").
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(llvm::StringRef triple, llvm::StringRef cpu,
+                    llvm::StringRef features, llvm::StringRef who);
+
+/// Makes |module| |machine|'s (triple and data layout) and keeps its
+/// kernel |kernel| alone external (internalizeAllBut); fails when
+/// |module| does not define @|kernel|.
+llvm::Error setKernelTarget(llvm::Module &module, llvm::StringRef kernel,
+                            llvm::TargetMachine &machine);
+
+/// The LLVM passes a backend runs between translation and code generation.
+struct KernelPasses {
+  /// The backend's pipeline, new-pass-manager text ("default<O2>").
+  llvm::StringRef builtIn;
+  /// The user's replacement for it; "" for none.
+  llvm::StringRef custom;
+  /// How the user spelled |custom| ("llvm_passes", an environment
+  /// variable) and, when not "", where it came from, for its error.
+  llvm::StringRef customName = "llvm_passes";
+  llvm::StringRef customOrigin;
+  /// The loop and SLP vectorizers (for CPUs).
+  bool vectorize = false;
+};
+
+/// Verifies |module| and runs |passes| on it for |machine| (null: none),
+/// LLVM's diagnostics captured. Errors, one line: "the LLVM IR of kernel
+/// <kernel> is invalid: ...", "<customName>='<custom>' (<customOrigin>) is
+/// not an LLVM pass pipeline: ..." (for the built-in one, "the built-in
+/// LLVM pass pipeline does not parse: ..."), "optimizing kernel <kernel>
+/// failed: <LLVM's errors>".
+llvm::Error optimizeKernel(llvm::Module &module, llvm::StringRef kernel,
+                           llvm::TargetMachine *machine,
+                           const KernelPasses &passes);
+
 } // namespace tegula::backend
 
 #endif // TEGULA_BACKENDKIT_COMPILESUPPORT_H

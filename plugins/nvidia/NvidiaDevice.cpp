@@ -54,12 +54,7 @@ public:
     if (!scope.ok())
       return scope.status();
     CUresult result = owner.cu.cuStreamSynchronize(handle);
-    std::string kernels;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      kernels.swap(launched);
-      dropped = false;
-    }
+    std::string kernels = launches.take();
     if (result == CUDA_SUCCESS)
       return Status::success();
     std::string what = "stream synchronize";
@@ -76,27 +71,12 @@ public:
 
   Status waitEvent(EventBase &event) override;
 
-  /// Notes that kernel |name| was launched in the stream.
-  void noteLaunch(const std::string &name) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (launched.find(name) != std::string::npos || dropped)
-      return;
-    if (launched.size() > 200) {
-      launched += ", ...";
-      dropped = true;
-      return;
-    }
-    launched += (launched.empty() ? "" : ", ") + name;
-  }
-
   CudaDevice &owner;
   const CUstream handle;
+  LaunchLog launches;
 
 private:
   const bool owned;
-  std::mutex mutex;
-  std::string launched;
-  bool dropped = false;
 };
 
 class CudaEvent : public EventBase {
@@ -180,11 +160,8 @@ public:
              NvidiaImage image, uint64_t sharedLimit)
       : KernelBase(module), device(device), function(function),
         name(image.kernelName), numWarps(image.numWarps),
-        sharedBytes(image.sharedBytes), sharedLimit(sharedLimit) {
-    offsets.resize(image.argSizes.size());
-    packedSize = packArgumentOffsets(image.argSizes.data(),
-                                     image.argSizes.size(), offsets.data());
-  }
+        sharedBytes(image.sharedBytes), arguments(image.argSizes),
+        sharedLimit(sharedLimit) {}
 
   Status launch(const LaunchRequest &request) override {
     // The code was generated for exactly num_warps x 32 threads along x.
@@ -194,22 +171,17 @@ public:
     limits.block[0] = numWarps * 32;
     limits.block[1] = limits.block[2] = 1;
     limits.blockDescription = std::to_string(numWarps) + " warps of 32";
-    limits.packedArgsSize = packedSize;
+    limits.packedArgsSize = arguments.packedSize();
     limits.sharedBytes = sharedBytes;
     limits.maxSharedBytes = device.maxSharedOptin;
     if (Status status = checkLaunch(name, request, limits); !status.ok())
       return status;
     uint64_t shared = sharedBytes + request.dynamicSharedMemory;
 
-    // kernelParams: one pointer per argument into an 8-byte-aligned copy of
-    // the packed arguments; cuLaunchKernel copies the values.
-    std::vector<uint64_t> packed((packedSize + 7) / 8);
-    if (packedSize)
-      std::memcpy(packed.data(), request.packedArgs, packedSize);
-    std::vector<void *> params;
-    params.reserve(offsets.size());
-    for (uint64_t offset : offsets)
-      params.push_back(reinterpret_cast<char *>(packed.data()) + offset);
+    // cuLaunchKernel copies the values the pointers point to.
+    std::vector<uint64_t> storage;
+    std::vector<void *> params =
+        arguments.pointers(request.packedArgs, storage);
 
     ContextScope scope(device);
     if (!scope.ok())
@@ -237,7 +209,7 @@ public:
     if (result != CUDA_SUCCESS)
       return device.failure("launching kernel " + name, result);
     if (request.stream) {
-      static_cast<CudaStream *>(request.stream)->noteLaunch(name);
+      static_cast<CudaStream *>(request.stream)->launches.note(name);
       return Status::success();
     }
     result = device.cu.cuStreamSynchronize(nullptr);
@@ -259,8 +231,7 @@ private:
   std::string name;
   uint32_t numWarps;
   uint64_t sharedBytes;
-  std::vector<size_t> offsets;
-  uint64_t packedSize = 0;
+  KernelArguments arguments;
   std::mutex attributeMutex;
   /// The dynamic shared memory the function is allowed so far.
   uint64_t sharedLimit;
@@ -311,8 +282,8 @@ unsigned smOf(const std::string &arch) {
 /// The first line of a JIT log, trimmed.
 std::string firstLogLines(const char *log) {
   std::string text(log);
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' ||
-                           text.back() == '\0'))
+  while (!text.empty() &&
+         (text.back() == '\n' || text.back() == ' ' || text.back() == '\0'))
     text.pop_back();
   std::replace(text.begin(), text.end(), '\n', ' ');
   if (text.size() > 600)
@@ -322,7 +293,8 @@ std::string firstLogLines(const char *log) {
 
 } // namespace
 
-//===-- ContextScope -------------------------------------------------------===//
+//===-- ContextScope
+//-------------------------------------------------------===//
 
 ContextScope::ContextScope(CudaDevice &device) : device(device) {
   CUcontext context = device.context(result);
@@ -345,7 +317,8 @@ ContextScope::~ContextScope() {
     device.cu.cuCtxSetCurrent(previous);
 }
 
-//===-- CudaDevice ---------------------------------------------------------===//
+//===-- CudaDevice
+//---------------------------------------------------------===//
 
 CudaDevice::CudaDevice(plugin::PluginBase &plugin, const CudaDriver &driver,
                        CUdevice handle, std::string name, std::string arch)
@@ -364,9 +337,8 @@ CUcontext CudaDevice::context(Status &status) {
     CUresult result = cu.cuDevicePrimaryCtxRetain(&primary, handle);
     if (result != CUDA_SUCCESS) {
       primary = nullptr;
-      contextFailure =
-          failure("retaining the primary CUDA context of " + this->name,
-                  result);
+      contextFailure = failure(
+          "retaining the primary CUDA context of " + this->name, result);
     }
   }
   if (!primary)
@@ -391,9 +363,9 @@ Status CudaDevice::allocate(uint64_t size,
                             std::unique_ptr<BufferBase> &buffer) {
   if (props.global_memory && size > props.global_memory)
     return Status(TG_ERROR_OUT_OF_MEMORY,
-                  "cannot allocate " + std::to_string(size) + " bytes: " +
-                      name + " has " + std::to_string(props.global_memory) +
-                      " bytes of memory");
+                  "cannot allocate " + std::to_string(size) +
+                      " bytes: " + name + " has " +
+                      std::to_string(props.global_memory) + " bytes of memory");
   ContextScope scope(*this);
   if (!scope.ok())
     return scope.status();
@@ -401,13 +373,13 @@ Status CudaDevice::allocate(uint64_t size,
   CUdeviceptr address = 0;
   CUresult result = cu.cuMemAlloc(&address, std::max<uint64_t>(size, 1));
   if (result != CUDA_SUCCESS)
-    return failure("cannot allocate " + std::to_string(size) + " bytes", result);
+    return failure("cannot allocate " + std::to_string(size) + " bytes",
+                   result);
   buffer = std::make_unique<CudaBuffer>(*this, size, address);
   return Status::success();
 }
 
-Status CudaDevice::transfer(const char *what, uint64_t size,
-                            StreamBase *stream,
+Status CudaDevice::transfer(const char *what, uint64_t size, StreamBase *stream,
                             llvm::function_ref<CUresult(CUstream)> enqueue) {
   if (size == 0)
     return Status::success();
@@ -416,8 +388,7 @@ Status CudaDevice::transfer(const char *what, uint64_t size,
     return scope.status();
   CUresult result = enqueue(streamHandle(stream));
   if (result != CUDA_SUCCESS)
-    return failure(std::string(what) + " of " + std::to_string(size) +
-                       " bytes",
+    return failure(std::string(what) + " of " + std::to_string(size) + " bytes",
                    result);
   return finish(stream, what);
 }
@@ -507,7 +478,8 @@ Status CudaDevice::createEvent(std::unique_ptr<EventBase> &event) {
 
 Status CudaDevice::loadModule(const void *data, size_t size,
                               std::unique_ptr<ModuleBase> &module) {
-  llvm::Expected<NvidiaImage> decoded = tegula::backend::readImage<tegula::nvidia::NvidiaImage>(data, size);
+  llvm::Expected<NvidiaImage> decoded =
+      tegula::backend::readImage<tegula::nvidia::NvidiaImage>(data, size);
   if (!decoded)
     return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(decoded.takeError()));
   NvidiaImage &image = *decoded;
@@ -518,13 +490,13 @@ Status CudaDevice::loadModule(const void *data, size_t size,
   const std::string target = "nvidia:" + arch;
   unsigned deviceSm = smOf(arch), imageSm = smOf(image.arch);
   bool sameArch = image.arch == arch || image.arch == arch + "a";
-  bool ptxCompatible = imageSm && imageSm <= deviceSm &&
-                       image.arch.back() != 'a';
+  bool ptxCompatible =
+      imageSm && imageSm <= deviceSm && image.arch.back() != 'a';
   if (!sameArch && !ptxCompatible)
     return Status(TG_ERROR_INVALID_ARGUMENT,
                   "the image of kernel " + image.kernelName + " is for " +
-                      image.target + " (" + image.arch + " code), this device is " +
-                      target);
+                      image.target + " (" + image.arch +
+                      " code), this device is " + target);
   if (image.sharedBytes > maxSharedOptin)
     return Status(TG_ERROR_OUT_OF_RANGE,
                   "kernel " + image.kernelName + " needs " +
@@ -539,8 +511,8 @@ Status CudaDevice::loadModule(const void *data, size_t size,
   CUresult result = CUDA_SUCCESS;
   std::string how;
   if (sameArch && !image.cubin.empty()) {
-    result = cu.cuModuleLoadDataEx(&handle, image.cubin.data(), 0, nullptr,
-                                   nullptr);
+    result =
+        cu.cuModuleLoadDataEx(&handle, image.cubin.data(), 0, nullptr, nullptr);
     how = "loading the cubin of kernel " + image.kernelName;
   }
   if (!handle) {
@@ -549,15 +521,14 @@ Status CudaDevice::loadModule(const void *data, size_t size,
     char errorLog[4096] = {};
     CUjitOption keys[] = {CU_JIT_ERROR_LOG_BUFFER,
                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {errorLog,
-                      reinterpret_cast<void *>(uintptr_t(sizeof(errorLog) - 1))};
+    void *values[] = {
+        errorLog, reinterpret_cast<void *>(uintptr_t(sizeof(errorLog) - 1))};
     CUresult ptxResult =
         cu.cuModuleLoadDataEx(&handle, ptx.c_str(), 2, keys, values);
     if (ptxResult != CUDA_SUCCESS) {
-      std::string what = (how.empty() ? "" : how + " failed (" +
-                                                 cu.describe(result) + "), ") +
-                         "compiling the PTX of kernel " + image.kernelName +
-                         " for " + arch;
+      std::string what =
+          (how.empty() ? "" : how + " failed (" + cu.describe(result) + "), ") +
+          "compiling the PTX of kernel " + image.kernelName + " for " + arch;
       std::string log = firstLogLines(errorLog);
       if (!log.empty())
         what += " (" + log + ")";

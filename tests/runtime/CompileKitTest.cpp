@@ -33,6 +33,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
 using namespace tegula::backend;
 using tegula::test::tileBytecode;
@@ -245,6 +246,48 @@ TEST(KernelABI, PacksEachArgumentAtAMultipleOfItsSize) {
   EXPECT_EQ(packedArgumentSize(TG_ARG_POINTER, TG_TYPE_I8), 8u);
   EXPECT_EQ(packedArgumentSize(TG_ARG_SCALAR, TG_TYPE_BF16), 2u);
   EXPECT_EQ(packedArgumentSize(TG_ARG_SCALAR, TG_TYPE_I1), 1u);
+}
+
+TEST(KernelABI, KernelParamsPointAtEachPackedArgument) {
+  // An i8, a pointer and an f32: offsets 0, 8, 16; 24 bytes packed.
+  tegula::plugin::KernelArguments arguments({1, 8, 4});
+  EXPECT_EQ(arguments.packedSize(), 24u);
+  unsigned char packed[24];
+  for (unsigned i = 0; i < sizeof(packed); ++i)
+    packed[i] = static_cast<unsigned char>(0xA0 + i);
+  std::vector<uint64_t> storage;
+  std::vector<void *> params = arguments.pointers(packed, storage);
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(storage.data()) % 8, 0u);
+  EXPECT_EQ(*static_cast<unsigned char *>(params[0]), 0xA0);
+  uint64_t pointer;
+  std::memcpy(&pointer, params[1], 8);
+  uint64_t expected;
+  std::memcpy(&expected, packed + 8, 8);
+  EXPECT_EQ(pointer, expected);
+  EXPECT_EQ(static_cast<unsigned char *>(params[2]) -
+                static_cast<unsigned char *>(params[0]),
+            16);
+  EXPECT_TRUE(tegula::plugin::KernelArguments({})
+                  .pointers(nullptr, storage)
+                  .empty());
+}
+
+TEST(LaunchLog, NamesEachKernelOnceUntilTaken) {
+  tegula::plugin::LaunchLog log;
+  EXPECT_EQ(log.take(), "");
+  log.note("add");
+  log.note("softmax");
+  log.note("add");
+  EXPECT_EQ(log.take(), "add, softmax");
+  EXPECT_EQ(log.take(), "");
+  for (int i = 0; i < 100; ++i)
+    log.note("kernel_" + std::to_string(i));
+  std::string many = log.take();
+  EXPECT_LT(many.size(), 230u);
+  EXPECT_EQ(many.substr(many.size() - 5), ", ...");
+  log.note("after");
+  EXPECT_EQ(log.take(), "after");
 }
 
 //===-- Launch checks -------------------------------------------------------------===//

@@ -5,7 +5,10 @@
 // the code was compiled for, enough packed argument bytes, and shared
 // memory within the device's limit. The runtime has already checked the
 // arguments against the kernel's metadata; these are the checks only the
-// plugin can make. Header only.
+// plugin can make. With them, two pieces of every GPU runtime's launch:
+// the kernelParams array of pointers into the packed arguments, and the
+// log of the kernels a stream ran since its last synchronize, which names
+// them when an asynchronous failure surfaces. Header only.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +18,10 @@
 #include "tegula/BackendKit/PluginBase.h"
 
 #include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace tegula::plugin {
 
@@ -85,6 +91,71 @@ inline Status checkLaunch(const std::string &kernel,
                       std::to_string(limits.maxSharedBytes));
   return Status::success();
 }
+
+/// A kernel's arguments as the kernel ABI packs them (packArgumentOffsets),
+/// and the array of one pointer per argument that CUDA's and HIP's
+/// kernelParams take.
+class KernelArguments {
+public:
+  explicit KernelArguments(const std::vector<uint32_t> &sizes)
+      : offsets(sizes.size()) {
+    size = packArgumentOffsets(sizes.data(), sizes.size(), offsets.data());
+  }
+
+  /// Bytes of packed arguments the kernel reads.
+  uint64_t packedSize() const { return size; }
+
+  /// One pointer per argument into |storage|, which receives an
+  /// 8-byte-aligned copy of |packed| (packedSize() bytes): valid while
+  /// |storage| lives unchanged. Empty for a kernel without arguments.
+  std::vector<void *> pointers(const void *packed,
+                               std::vector<uint64_t> &storage) const {
+    storage.assign((size + 7) / 8, 0);
+    if (size)
+      std::memcpy(storage.data(), packed, size);
+    std::vector<void *> result;
+    result.reserve(offsets.size());
+    for (size_t offset : offsets)
+      result.push_back(reinterpret_cast<char *>(storage.data()) + offset);
+    return result;
+  }
+
+private:
+  std::vector<size_t> offsets;
+  uint64_t size = 0;
+};
+
+/// The kernels launched in a stream since it was last synchronized, each
+/// named once, so that an asynchronous failure can say which ran; past
+/// about 200 characters of names the rest are "...". Thread-safe.
+class LaunchLog {
+public:
+  void note(const std::string &name) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (dropped || launched.find(name) != std::string::npos)
+      return;
+    if (launched.size() > 200) {
+      launched += ", ...";
+      dropped = true;
+      return;
+    }
+    launched += (launched.empty() ? "" : ", ") + name;
+  }
+
+  /// The names so far ("a, b", "" for none); the log starts again.
+  std::string take() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::string names;
+    names.swap(launched);
+    dropped = false;
+    return names;
+  }
+
+private:
+  std::mutex mutex;
+  std::string launched;
+  bool dropped = false;
+};
 
 } // namespace tegula::plugin
 

@@ -4,69 +4,27 @@
 
 #include "tegula/BackendKit/VendorLibrary.h"
 
-#include <mutex>
 #include <string>
 
 using namespace tegula::nvidia;
 
 const CudaDriver *CudaDriver::get(std::string &whyNot) {
-  static std::once_flag once;
-  static CudaDriver *table = nullptr;
-  static std::string failure;
-  std::call_once(once, [] {
-    // Never deleted: see get()'s contract.
-    auto *candidate = new CudaDriver();
-    failure = candidate->load();
-    if (failure.empty())
-      table = candidate;
-    else
-      delete candidate;
-  });
-  whyNot = failure;
-  return table;
+  return tegula::backend::loadVendorTableOnce<CudaDriver>(whyNot);
 }
 
 std::string CudaDriver::load() {
   tegula::backend::VendorLibrary library("CUDA driver");
   if (!library.open({"libcuda.so.1"}))
     return library.error();
-  library.resolve(cuGetErrorName, {"cuGetErrorName"}, /*required=*/false);
-  library.resolve(cuGetErrorString, {"cuGetErrorString"}, /*required=*/false);
-  library.resolve(cuStreamGetCtx, {"cuStreamGetCtx"}, /*required=*/false);
-  library.resolve(cuInit, {"cuInit"});
-  library.resolve(cuDeviceGetCount, {"cuDeviceGetCount"});
-  library.resolve(cuDeviceGet, {"cuDeviceGet"});
-  library.resolve(cuDeviceGetName, {"cuDeviceGetName"});
-  library.resolve(cuDeviceGetAttribute, {"cuDeviceGetAttribute"});
-  library.resolve(cuDeviceTotalMem, {"cuDeviceTotalMem_v2"});
-  library.resolve(cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"});
-  library.resolve(cuDevicePrimaryCtxRelease,
-                  {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"});
-  library.resolve(cuCtxGetCurrent, {"cuCtxGetCurrent"});
-  library.resolve(cuCtxSetCurrent, {"cuCtxSetCurrent"});
-  library.resolve(cuMemAlloc, {"cuMemAlloc_v2"});
-  library.resolve(cuMemFree, {"cuMemFree_v2"});
-  library.resolve(cuMemcpyHtoDAsync, {"cuMemcpyHtoDAsync_v2"});
-  library.resolve(cuMemcpyDtoHAsync, {"cuMemcpyDtoHAsync_v2"});
-  library.resolve(cuMemcpyDtoDAsync, {"cuMemcpyDtoDAsync_v2"});
-  library.resolve(cuMemsetD8Async, {"cuMemsetD8Async"});
-  library.resolve(cuStreamCreate, {"cuStreamCreate"});
-  library.resolve(cuStreamDestroy, {"cuStreamDestroy_v2"});
-  library.resolve(cuStreamSynchronize, {"cuStreamSynchronize"});
-  library.resolve(cuStreamWaitEvent, {"cuStreamWaitEvent"});
-  library.resolve(cuEventCreate, {"cuEventCreate"});
-  library.resolve(cuEventDestroy, {"cuEventDestroy_v2"});
-  library.resolve(cuEventRecord, {"cuEventRecord"});
-  library.resolve(cuEventSynchronize, {"cuEventSynchronize"});
-  // CUDA 12.8 added a _v2 (same signature, fixed semantics for events
-  // recorded in graphs); older drivers have only the first.
-  library.resolve(cuEventElapsedTime,
-                  {"cuEventElapsedTime_v2", "cuEventElapsedTime"});
-  library.resolve(cuModuleLoadDataEx, {"cuModuleLoadDataEx"});
-  library.resolve(cuModuleUnload, {"cuModuleUnload"});
-  library.resolve(cuModuleGetFunction, {"cuModuleGetFunction"});
-  library.resolve(cuFuncSetAttribute, {"cuFuncSetAttribute"});
-  library.resolve(cuLaunchKernel, {"cuLaunchKernel"});
+#define TEGULA_CUDA_SYMBOLS(...) {__VA_ARGS__}
+#define TEGULA_CUDA_REQUIRED(name, parameters, symbols)                        \
+  library.resolve(name, TEGULA_CUDA_SYMBOLS symbols);
+#define TEGULA_CUDA_OPTIONAL(name, parameters, symbols)                        \
+  library.resolve(name, TEGULA_CUDA_SYMBOLS symbols, /*required=*/false);
+  TEGULA_CUDA_DRIVER_ENTRIES(TEGULA_CUDA_REQUIRED, TEGULA_CUDA_OPTIONAL)
+#undef TEGULA_CUDA_REQUIRED
+#undef TEGULA_CUDA_OPTIONAL
+#undef TEGULA_CUDA_SYMBOLS
   return library.error();
 }
 

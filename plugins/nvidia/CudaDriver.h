@@ -67,59 +67,70 @@ enum CUjitOption : int {
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };
 
-/// The CUDA driver entry points the plugin uses, resolved from libcuda.so.1.
-/// Every member is set once load() succeeds, but for the ones marked
-/// optional.
+/// The CUDA driver entry points the plugin uses: ENTRY(member, (parameter
+/// types), (symbols, the first the driver has is taken)); OPTIONAL ones may
+/// be missing (cuGetErrorName, cuGetErrorString: errors are then named by
+/// number; cuStreamGetCtx, CUDA 9.2 on: checks that a wrapped native
+/// stream is ours). cuEventElapsedTime_v2 (CUDA 12.8) fixed the semantics
+/// for events recorded in graphs; older drivers have only the first.
+#define TEGULA_CUDA_DRIVER_ENTRIES(ENTRY, OPTIONAL)                            \
+  OPTIONAL(cuGetErrorName, (CUresult, const char **), ("cuGetErrorName"))     \
+  OPTIONAL(cuGetErrorString, (CUresult, const char **), ("cuGetErrorString")) \
+  OPTIONAL(cuStreamGetCtx, (CUstream, CUcontext *), ("cuStreamGetCtx"))       \
+  ENTRY(cuInit, (unsigned), ("cuInit"))                                       \
+  ENTRY(cuDeviceGetCount, (int *), ("cuDeviceGetCount"))                      \
+  ENTRY(cuDeviceGet, (CUdevice *, int), ("cuDeviceGet"))                      \
+  ENTRY(cuDeviceGetName, (char *, int, CUdevice), ("cuDeviceGetName"))        \
+  ENTRY(cuDeviceGetAttribute, (int *, int, CUdevice),                         \
+        ("cuDeviceGetAttribute"))                                             \
+  ENTRY(cuDeviceTotalMem, (size_t *, CUdevice), ("cuDeviceTotalMem_v2"))      \
+  ENTRY(cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice),                    \
+        ("cuDevicePrimaryCtxRetain"))                                         \
+  ENTRY(cuDevicePrimaryCtxRelease, (CUdevice),                                \
+        ("cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"))        \
+  ENTRY(cuCtxGetCurrent, (CUcontext *), ("cuCtxGetCurrent"))                  \
+  ENTRY(cuCtxSetCurrent, (CUcontext), ("cuCtxSetCurrent"))                    \
+  ENTRY(cuMemAlloc, (CUdeviceptr *, size_t), ("cuMemAlloc_v2"))               \
+  ENTRY(cuMemFree, (CUdeviceptr), ("cuMemFree_v2"))                           \
+  ENTRY(cuMemcpyHtoDAsync, (CUdeviceptr, const void *, size_t, CUstream),     \
+        ("cuMemcpyHtoDAsync_v2"))                                             \
+  ENTRY(cuMemcpyDtoHAsync, (void *, CUdeviceptr, size_t, CUstream),           \
+        ("cuMemcpyDtoHAsync_v2"))                                             \
+  ENTRY(cuMemcpyDtoDAsync, (CUdeviceptr, CUdeviceptr, size_t, CUstream),      \
+        ("cuMemcpyDtoDAsync_v2"))                                             \
+  ENTRY(cuMemsetD8Async, (CUdeviceptr, unsigned char, size_t, CUstream),      \
+        ("cuMemsetD8Async"))                                                  \
+  ENTRY(cuStreamCreate, (CUstream *, unsigned), ("cuStreamCreate"))           \
+  ENTRY(cuStreamDestroy, (CUstream), ("cuStreamDestroy_v2"))                  \
+  ENTRY(cuStreamSynchronize, (CUstream), ("cuStreamSynchronize"))             \
+  ENTRY(cuStreamWaitEvent, (CUstream, CUevent, unsigned),                     \
+        ("cuStreamWaitEvent"))                                                \
+  ENTRY(cuEventCreate, (CUevent *, unsigned), ("cuEventCreate"))              \
+  ENTRY(cuEventDestroy, (CUevent), ("cuEventDestroy_v2"))                     \
+  ENTRY(cuEventRecord, (CUevent, CUstream), ("cuEventRecord"))                \
+  ENTRY(cuEventSynchronize, (CUevent), ("cuEventSynchronize"))                \
+  ENTRY(cuEventElapsedTime, (float *, CUevent, CUevent),                      \
+        ("cuEventElapsedTime_v2", "cuEventElapsedTime"))                      \
+  ENTRY(cuModuleLoadDataEx,                                                   \
+        (CUmodule *, const void *, unsigned, CUjitOption *, void **),         \
+        ("cuModuleLoadDataEx"))                                               \
+  ENTRY(cuModuleUnload, (CUmodule), ("cuModuleUnload"))                       \
+  ENTRY(cuModuleGetFunction, (CUfunction *, CUmodule, const char *),          \
+        ("cuModuleGetFunction"))                                              \
+  ENTRY(cuFuncSetAttribute, (CUfunction, int, int), ("cuFuncSetAttribute"))   \
+  ENTRY(cuLaunchKernel,                                                       \
+        (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,        \
+         unsigned, unsigned, CUstream, void **, void **),                     \
+        ("cuLaunchKernel"))
+
+/// The CUDA driver entry points (TEGULA_CUDA_DRIVER_ENTRIES), resolved from
+/// libcuda.so.1: every member is set once load() succeeds, but for the
+/// optional ones.
 struct CudaDriver {
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuDeviceGetCount)(int *) = nullptr;
-  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
-  CUresult (*cuDeviceGetName)(char *, int, CUdevice) = nullptr;
-  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice) = nullptr;
-  CUresult (*cuDeviceTotalMem)(size_t *, CUdevice) = nullptr;
-  /// Optional: errors are then named by number only.
-  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
-  /// Optional.
-  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
-
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRelease)(CUdevice) = nullptr;
-  CUresult (*cuCtxGetCurrent)(CUcontext *) = nullptr;
-  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
-
-  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t) = nullptr;
-  CUresult (*cuMemFree)(CUdeviceptr) = nullptr;
-  CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t,
-                                CUstream) = nullptr;
-  CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t,
-                                CUstream) = nullptr;
-  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t,
-                                CUstream) = nullptr;
-  CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t,
-                              CUstream) = nullptr;
-
-  CUresult (*cuStreamCreate)(CUstream *, unsigned) = nullptr;
-  CUresult (*cuStreamDestroy)(CUstream) = nullptr;
-  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
-  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned) = nullptr;
-  /// Optional (CUDA 9.2 on): checks that a wrapped native stream is ours.
-  CUresult (*cuStreamGetCtx)(CUstream, CUcontext *) = nullptr;
-
-  CUresult (*cuEventCreate)(CUevent *, unsigned) = nullptr;
-  CUresult (*cuEventDestroy)(CUevent) = nullptr;
-  CUresult (*cuEventRecord)(CUevent, CUstream) = nullptr;
-  CUresult (*cuEventSynchronize)(CUevent) = nullptr;
-  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent) = nullptr;
-
-  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned,
-                                 CUjitOption *, void **) = nullptr;
-  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
-                                  const char *) = nullptr;
-  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **) = nullptr;
+#define TEGULA_CUDA_MEMBER(name, parameters, symbols)                          \
+  CUresult(*name) parameters = nullptr;
+  TEGULA_CUDA_DRIVER_ENTRIES(TEGULA_CUDA_MEMBER, TEGULA_CUDA_MEMBER)
+#undef TEGULA_CUDA_MEMBER
 
   /// The process's one table: libcuda.so.1 dlopen'ed and its entry points
   /// resolved on the first call. Null, with |whyNot| saying why ("no CUDA
@@ -137,8 +148,8 @@ struct CudaDriver {
   /// An attribute, or 0 when the driver does not know it.
   int attribute(int attr, CUdevice device) const;
 
-private:
-  /// Resolves the entry points; returns why it cannot, or "".
+  /// Resolves the entry points; returns why it cannot, or "" (get() calls
+  /// it once).
   std::string load();
 };
 

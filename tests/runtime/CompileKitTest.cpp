@@ -17,6 +17,7 @@
 #include "tegula/BackendKit/LayoutPolicy.h"
 #include "tegula/BackendKit/TargetHooks.h"
 #include "tegula/BackendKit/TileCompile.h"
+#include "tegula/BackendKit/VendorLibrary.h"
 #include "tegula/Dialect/Tile/IR/Tile.h"
 #include "tegula/Dialect/Tile/IR/TileBytecode.h"
 #include "tegula/plugin_support.hpp"
@@ -288,6 +289,61 @@ TEST(LaunchLog, NamesEachKernelOnceUntilTaken) {
   EXPECT_EQ(many.substr(many.size() - 5), ", ...");
   log.note("after");
   EXPECT_EQ(log.take(), "after");
+}
+
+//===-- Vendor libraries --------------------------------------------------------===//
+
+/// libc as a vendor library: one required entry point it has.
+struct LibcTable {
+  static inline int loads = 0;
+  size_t (*strlen)(const char *) = nullptr;
+  std::string load() {
+    ++loads;
+    tegula::backend::VendorLibrary library("C library");
+    if (!library.open({"libno-such-vendor.so.1", "libc.so.6"}))
+      return library.error();
+    library.resolve(strlen, {"no_such_symbol", "strlen"});
+    return library.error();
+  }
+};
+
+/// A table whose library is missing.
+struct MissingTable {
+  void (*entry)() = nullptr;
+  std::string load() {
+    tegula::backend::VendorLibrary library("ACME driver");
+    if (!library.open({"libno-such-vendor.so.1"}))
+      return library.error();
+    return "";
+  }
+};
+
+/// A table whose library lacks a required entry point.
+struct LackingTable {
+  void (*entry)() = nullptr;
+  std::string load() {
+    tegula::backend::VendorLibrary library("C library");
+    library.open({"libc.so.6"});
+    library.resolve(entry, {"no_such_symbol_v2", "no_such_symbol"});
+    return library.error();
+  }
+};
+
+TEST(VendorLibrary, TablesLoadOnceFromTheFirstNameThatResolves) {
+  std::string why = "stale";
+  const LibcTable *table = tegula::backend::loadVendorTableOnce<LibcTable>(why);
+  ASSERT_NE(table, nullptr) << why;
+  EXPECT_EQ(why, "");
+  EXPECT_EQ(table->strlen("four"), 4u);
+  EXPECT_EQ(tegula::backend::loadVendorTableOnce<LibcTable>(why), table);
+  EXPECT_EQ(LibcTable::loads, 1);
+
+  EXPECT_EQ(tegula::backend::loadVendorTableOnce<MissingTable>(why), nullptr);
+  EXPECT_EQ(why.rfind("no ACME driver found (", 0), 0u) << why;
+  EXPECT_NE(why.find("libno-such-vendor.so.1"), std::string::npos) << why;
+
+  EXPECT_EQ(tegula::backend::loadVendorTableOnce<LackingTable>(why), nullptr);
+  EXPECT_EQ(why, "the C library (libc.so.6) lacks no_such_symbol_v2");
 }
 
 //===-- Launch checks -------------------------------------------------------------===//

@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 
 #include <initializer_list>
+#include <mutex>
 #include <string>
 
 namespace tegula::backend {
@@ -81,6 +82,27 @@ private:
   std::string opened;
   std::string problem;
 };
+
+/// The process's one |Table| of a vendor library's entry points, made and
+/// loaded on the first call (Table::load() returns why it cannot, or "")
+/// and never deleted: drivers register exit handlers and threads of their
+/// own, and every device of every plugin instance refers to the table.
+/// Null, with |whyNot| saying why, when it did not load.
+template <typename Table> const Table *loadVendorTableOnce(std::string &whyNot) {
+  static std::once_flag once;
+  static Table *table = nullptr;
+  static std::string failure;
+  std::call_once(once, [] {
+    auto *candidate = new Table();
+    failure = candidate->load();
+    if (failure.empty())
+      table = candidate;
+    else
+      delete candidate;
+  });
+  whyNot = failure;
+  return table;
+}
 
 } // namespace tegula::backend
 

@@ -75,6 +75,24 @@ Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
                                               "NVPTX");
 }
 
+/// |one| applied to the elements of |operands| (scalars, or fixed vectors
+/// of |type|'s shape), gathered into a value of |type|; null for scalable
+/// vectors.
+Value *mapElements(IRBuilder<> &builder, Type *type, ArrayRef<Value *> operands,
+                   function_ref<Value *(ArrayRef<Value *>)> one) {
+  auto *vector = dyn_cast<FixedVectorType>(type);
+  if (!vector)
+    return isa<ScalableVectorType>(type) ? nullptr : one(operands);
+  Value *result = PoisonValue::get(type);
+  for (unsigned i = 0; i < vector->getNumElements(); ++i) {
+    SmallVector<Value *, 2> elements;
+    for (Value *operand : operands)
+      elements.push_back(builder.CreateExtractElement(operand, i));
+    result = builder.CreateInsertElement(result, one(elements), i);
+  }
+  return result;
+}
+
 /// f32 |x| as the NVVM approximation |id| computes it, after scaling by
 /// |before| and then by |after| (1 for none).
 Value *approximate(IRBuilder<> &builder, Intrinsic::ID id, Value *x,
@@ -138,24 +156,16 @@ void lowerMathIntrinsics(Module &module) {
       if (!call || call->getCalledFunction() != &function)
         continue;
       IRBuilder<> builder(call);
-      Value *operand = call->getArgOperand(0);
-      auto one = [&](Value *x) -> Value * {
-        if (!element->isFloatTy())
-          x = builder.CreateFPExt(x, builder.getFloatTy());
-        Value *y = approximate(builder, nvvm, x, before, after);
-        return element->isFloatTy() ? y : builder.CreateFPTrunc(y, element);
-      };
-      Value *result;
-      if (auto *vector = dyn_cast<FixedVectorType>(type)) {
-        result = PoisonValue::get(type);
-        for (unsigned i = 0; i < vector->getNumElements(); ++i)
-          result = builder.CreateInsertElement(
-              result, one(builder.CreateExtractElement(operand, i)), i);
-      } else if (isa<ScalableVectorType>(type)) {
+      Value *result = mapElements(
+          builder, type, {call->getArgOperand(0)}, [&](ArrayRef<Value *> x) {
+            Value *operand = x[0];
+            if (!element->isFloatTy())
+              operand = builder.CreateFPExt(operand, builder.getFloatTy());
+            Value *y = approximate(builder, nvvm, operand, before, after);
+            return element->isFloatTy() ? y : builder.CreateFPTrunc(y, element);
+          });
+      if (!result)
         continue;
-      } else {
-        result = one(operand);
-      }
       call->replaceAllUsesWith(result);
       call->eraseFromParent();
     }
@@ -181,23 +191,13 @@ void lowerApproximateDivisions(Module &module) {
             !inst.getType()->getScalarType()->isFloatTy())
           continue;
         IRBuilder<> builder(&inst);
-        auto one = [&](Value *x, Value *y) -> Value * {
-          return builder.CreateCall(divide, {x, y});
-        };
-        Value *result;
-        if (auto *vector = dyn_cast<FixedVectorType>(inst.getType())) {
-          result = PoisonValue::get(vector);
-          for (unsigned i = 0; i < vector->getNumElements(); ++i)
-            result = builder.CreateInsertElement(
-                result,
-                one(builder.CreateExtractElement(inst.getOperand(0), i),
-                    builder.CreateExtractElement(inst.getOperand(1), i)),
-                i);
-        } else if (isa<ScalableVectorType>(inst.getType())) {
+        Value *result = mapElements(
+            builder, inst.getType(), {inst.getOperand(0), inst.getOperand(1)},
+            [&](ArrayRef<Value *> xy) -> Value * {
+              return builder.CreateCall(divide, {xy[0], xy[1]});
+            });
+        if (!result)
           continue;
-        } else {
-          result = one(inst.getOperand(0), inst.getOperand(1));
-        }
         inst.replaceAllUsesWith(result);
         inst.eraseFromParent();
       }

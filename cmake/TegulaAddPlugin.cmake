@@ -97,6 +97,11 @@ function(tegula_add_plugin name)
     # The archives reference one another (the pipeline calls the lowering,
     # which calls the dialect, which asks the kit's layout policy): one
     # group, whatever order the rest of the link line puts them in.
+    # -z nodelete: dlclose leaves the plugin mapped. libMLIR's registries
+    # (the fallback TypeIDs, keyed by type names in the plugin's own
+    # memory) outlive any plugin that used them; unmapping it made the
+    # next registration in the process read freed memory.
+    target_link_options(${target} PRIVATE -Wl,-z,nodelete)
     target_link_libraries(${target} PRIVATE -Wl,--start-group
       Tegula::TegulaCompileKit Tegula::TegulaLoweringKit Tegula::TegulaTileKit
       Tegula::TegulaBackendKit -Wl,--end-group)

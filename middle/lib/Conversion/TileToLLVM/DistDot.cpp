@@ -48,7 +48,8 @@ operandRegisters(DistLowerer &l, tile::DotOp op, Value operand, int64_t opIdx,
   int64_t kWidth = 0;
   if (isa<tile::MatrixLayoutAttr>(parent))
     kWidth = std::max<int64_t>(
-        1, 32 / std::max<int64_t>(8, l.storageBytes(type.getElementType()) * 8));
+        1,
+        32 / std::max<int64_t>(8, l.storageBytes(type.getElementType()) * 8));
   auto wanted = RankedTensorType::get(
       type.getShape(), type.getElementType(),
       tile::DotOperandLayoutAttr::get(l.ctx, opIdx, parent, kWidth));
@@ -214,8 +215,8 @@ Value operandElementOffset(DistLowerer &l, Location loc, Value contiguous,
       b.create<arith::ShRUIOp>(loc, contiguous, l.constI32(loc, shift));
   Value inAtom =
       b.create<arith::AndIOp>(loc, contiguous, l.constI32(loc, atom - 1));
-  Value offset = b.create<arith::MulIOp>(loc, atomIndex,
-                                         l.constI32(loc, atom * rows));
+  Value offset =
+      b.create<arith::MulIOp>(loc, atomIndex, l.constI32(loc, atom * rows));
   offset = b.create<arith::AddIOp>(
       loc, offset,
       b.create<arith::ShLIOp>(loc, strided, l.constI32(loc, shift)));
@@ -226,9 +227,9 @@ Value operandElementOffset(DistLowerer &l, Location loc, Value contiguous,
 /// operand area.
 Value operandAddress(DistLowerer &l, Location loc, Value offset) {
   OpBuilder &b = l.b;
-  Value pointer = b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(),
-                                        b.getI8Type(), l.sharedOperandBase,
-                                        ValueRange{offset});
+  Value pointer =
+      b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(), b.getI8Type(),
+                            l.sharedOperandBase, ValueRange{offset});
   return b.create<LLVM::PtrToIntOp>(loc, b.getI32Type(), pointer);
 }
 
@@ -301,8 +302,8 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
       b.create<arith::ShRUIOp>(loc, l.warpId,
                                l.constI32(loc, llvm::Log2_64(group))),
       l.constI32(loc, wm / group - 1));
-  Value groupN = b.create<arith::ShRUIOp>(
-      loc, l.warpId, l.constI32(loc, llvm::Log2_64(wm)));
+  Value groupN = b.create<arith::ShRUIOp>(loc, l.warpId,
+                                          l.constI32(loc, llvm::Log2_64(wm)));
   Value rowBase = b.create<arith::MulIOp>(loc, groupM, l.constI32(loc, instrM));
   Value colBase = b.create<arith::MulIOp>(loc, groupN, l.constI32(loc, instrN));
 
@@ -332,8 +333,8 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
     // Element offset of (mn, kk) minus that of (mn, 0), as in
     // operandElementOffset: along the contiguous dimension whole atoms of
     // |rows| rows plus the position in the atom, else |atom| per row.
-    int64_t element = kContiguous ? (kk / atom) * atom * shared.rows + kk % atom
-                                  : kk * atom;
+    int64_t element =
+        kContiguous ? (kk / atom) * atom * shared.rows + kk % atom : kk * atom;
     backend::SharedMatrixOperand operand;
     operand.address =
         element ? b.create<arith::AddIOp>(loc, rootAddress,
@@ -425,11 +426,7 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
 LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto aType = cast<RankedTensorType>(op.getA().getType());
-  auto bType = cast<RankedTensorType>(op.getB().getType());
-  auto dType = cast<RankedTensorType>(op.getD().getType());
-  Type aElem = aType.getElementType(), bElem = bType.getElementType();
-  Type dElem = dType.getElementType();
+  auto [aType, bType, dType, aElem, bElem, dElem] = DotTypes(op);
   if (std::optional<std::string> why = unsupportedDotTypes(op))
     return l.unsupported(op, *why);
   Attribute parent = dType.getEncoding();
@@ -509,11 +506,12 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
 bool tegula::isSharedMatrixOperand(Type type,
                                    const backend::MatrixUnitRegistry &units) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  auto operand = tensor ? dyn_cast_or_null<tile::DotOperandLayoutAttr>(
-                              tensor.getEncoding())
-                        : nullptr;
-  auto matrix = operand ? dyn_cast<tile::MatrixLayoutAttr>(operand.getParent())
-                        : nullptr;
+  auto operand =
+      tensor
+          ? dyn_cast_or_null<tile::DotOperandLayoutAttr>(tensor.getEncoding())
+          : nullptr;
+  auto matrix =
+      operand ? dyn_cast<tile::MatrixLayoutAttr>(operand.getParent()) : nullptr;
   if (!matrix)
     return false;
   const backend::MatrixUnit *unit = units.lookup(matrix.getKind());
@@ -524,16 +522,16 @@ bool tegula::isSharedMatrixOperand(Type type,
 /// memory: 16 bytes per thread along |dim|, lanes along it first, warps
 /// along the other dimension first.
 static FailureOr<DistLayout> copyLayout(DistLowerer &l, RankedTensorType type,
-                                 int64_t dim, Location loc) {
+                                        int64_t dim, Location loc) {
   ArrayRef<int64_t> shape = type.getShape();
   int64_t other = 1 - dim;
   SmallVector<int64_t> size(2, 1), lanes(2, 1), warps(2, 1);
-  size[dim] = std::min<int64_t>(16 / l.storageBytes(type.getElementType()),
-                                shape[dim]);
+  size[dim] =
+      std::min<int64_t>(16 / l.storageBytes(type.getElementType()), shape[dim]);
   lanes[dim] = std::min<int64_t>(l.warpSize, shape[dim] / size[dim]);
   lanes[other] = l.warpSize / lanes[dim];
-  warps[other] = std::clamp<int64_t>(shape[other] / lanes[other], 1,
-                                     l.numWarps);
+  warps[other] =
+      std::clamp<int64_t>(shape[other] / lanes[other], 1, l.numWarps);
   warps[dim] = l.numWarps / warps[other];
   SmallVector<int64_t> order = {dim, other};
   auto layout = tile::BlockedLayoutAttr::get(l.ctx, size, lanes, warps, order);
@@ -618,8 +616,7 @@ Value swizzledAddress(DistLowerer &l, Location loc,
                       ArrayRef<Value> coords) {
   OpBuilder &b = l.b;
   int64_t atom = placement.swizzle / 2;
-  int64_t perPhase = 128 / placement.swizzle,
-          maxPhase = placement.swizzle / 16;
+  int64_t perPhase = 128 / placement.swizzle, maxPhase = placement.swizzle / 16;
   Value col = coords[placement.contiguous],
         row = coords[1 - placement.contiguous];
   Value element = operandElementOffset(l, loc, col, row, atom, placement.rows);
@@ -777,17 +774,15 @@ LogicalResult tegula::lowering::lowerAsyncOperandLoad(DistLowerer &l,
         l.constI32(loc, info.slots));
     offset = b.create<arith::AddIOp>(
         loc, l.constI32(loc, base),
-        b.create<arith::MulIOp>(loc, slot,
-                                l.constI32(loc, placement->bytes)));
+        b.create<arith::MulIOp>(loc, slot, l.constI32(loc, placement->bytes)));
   }
   if (info.barrier)
     l.barrier(loc);
   bool async = false;
-  if (failed(copyLoadToShared(l, load, placement->layout, async,
-                              [&](ArrayRef<Value> coords) {
-                                return swizzledAddress(l, loc, *placement,
-                                                       offset, coords);
-                              })))
+  if (failed(copyLoadToShared(
+          l, load, placement->layout, async, [&](ArrayRef<Value> coords) {
+            return swizzledAddress(l, loc, *placement, offset, coords);
+          })))
     return failure();
   // One group per load, whether or not the target copied asynchronously,
   // so that the conversions' counts of groups in flight hold.
@@ -879,9 +874,8 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   } else {
     const DistLayout &from = placement->layout;
     int64_t contiguous = placement->contiguous;
-    int64_t vec = from.getRunDim() == contiguous
-                      ? from.getRunLength(contiguous, 8)
-                      : 1;
+    int64_t vec =
+        from.getRunDim() == contiguous ? from.getRunLength(contiguous, 8) : 1;
     ArrayRef<Value> values = l.regsOf(source);
     Type storage = l.storageType(type.getElementType());
     for (int64_t r = 0; r < from.getNumRegs(); r += vec) {
@@ -956,8 +950,8 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
       if (basis[d]) {
         Value set = b.create<arith::AndIOp>(
             loc,
-            b.create<arith::ShRUIOp>(loc, l.warpId,
-                                     l.constI32(loc, static_cast<int64_t>(bit))),
+            b.create<arith::ShRUIOp>(
+                loc, l.warpId, l.constI32(loc, static_cast<int64_t>(bit))),
             l.constI32(loc, 1));
         warpOffset[d] = b.create<arith::AddIOp>(
             loc, warpOffset[d],
@@ -991,14 +985,14 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
       Value pick;
       for (unsigned i = 0; i < count; ++i) {
         Value value = l.constI32(loc, origin(i)[d]);
-        pick = i == 0 ? value
-                      : b.create<arith::SelectOp>(
-                            loc,
-                            b.create<arith::CmpIOp>(loc,
-                                                    arith::CmpIPredicate::eq,
-                                                    matrix, l.constI32(loc, i)),
-                            value, pick)
-                            .getResult();
+        pick = i == 0
+                   ? value
+                   : b.create<arith::SelectOp>(
+                          loc,
+                          b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                  matrix, l.constI32(loc, i)),
+                          value, pick)
+                         .getResult();
       }
       lane[d] = b.create<arith::AddIOp>(loc, pick, warpOffset[d]);
     }
@@ -1032,8 +1026,8 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
   return result;
 }
 
-std::optional<LogicalResult>
-tegula::lowering::lowerDistDot(DistLowerer &l, Operation *op) {
+std::optional<LogicalResult> tegula::lowering::lowerDistDot(DistLowerer &l,
+                                                            Operation *op) {
   if (auto dot = dyn_cast<tile::DotOp>(op))
     return lowerDot(l, dot);
   return std::nullopt;

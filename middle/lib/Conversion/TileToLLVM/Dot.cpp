@@ -18,9 +18,8 @@ using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
 
-Value tegula::lowering::convertDotOperand(Lowerer &l, Location loc,
-                                          Value value, Type from, Type to,
-                                          int64_t width) {
+Value tegula::lowering::convertDotOperand(Lowerer &l, Location loc, Value value,
+                                          Type from, Type to, int64_t width) {
   OpBuilder &b = l.b;
   if (from == to)
     return value;
@@ -28,11 +27,14 @@ Value tegula::lowering::convertDotOperand(Lowerer &l, Location loc,
   if (isa<IntegerType>(from))
     return b.create<arith::ExtSIOp>(loc, target, value);
   if (from.isBF16()) {
-    Value bits = b.create<arith::BitcastOp>(loc, l.chunkType(b.getI16Type(), width), value);
-    Value wide = b.create<arith::ExtUIOp>(loc, l.chunkType(b.getI32Type(), width), bits);
+    Value bits = b.create<arith::BitcastOp>(
+        loc, l.chunkType(b.getI16Type(), width), value);
+    Value wide =
+        b.create<arith::ExtUIOp>(loc, l.chunkType(b.getI32Type(), width), bits);
     Value shifted = b.create<arith::ShLIOp>(
         loc, wide, l.constantChunk(loc, b.getI32IntegerAttr(16), width));
-    Value f32 = b.create<arith::BitcastOp>(loc, l.chunkType(b.getF32Type(), width), shifted);
+    Value f32 = b.create<arith::BitcastOp>(
+        loc, l.chunkType(b.getF32Type(), width), shifted);
     return convertDotOperand(l, loc, f32, b.getF32Type(), to, width);
   }
   if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
@@ -53,8 +55,7 @@ Value tegula::lowering::roundAccumulator(Lowerer &l, Location loc, Value value,
     Value lsb = b.create<arith::AndIOp>(
         loc,
         b.create<arith::ShRUIOp>(
-            loc, bits,
-            l.constantChunk(loc, b.getI32IntegerAttr(16), width)),
+            loc, bits, l.constantChunk(loc, b.getI32IntegerAttr(16), width)),
         l.constantChunk(loc, b.getI32IntegerAttr(1), width));
     Value rounded = b.create<arith::AddIOp>(
         loc,
@@ -63,20 +64,19 @@ Value tegula::lowering::roundAccumulator(Lowerer &l, Location loc, Value value,
             l.constantChunk(loc, b.getI32IntegerAttr(0x7FFF), width)),
         lsb);
     Value top = b.create<arith::ShRUIOp>(
-        loc, rounded,
-        l.constantChunk(loc, b.getI32IntegerAttr(16), width));
-    Value half = b.create<arith::TruncIOp>(
-        loc, l.chunkType(b.getI16Type(), width), top);
-    value = b.create<arith::BitcastOp>(
-        loc, l.chunkType(b.getBF16Type(), width), half);
+        loc, rounded, l.constantChunk(loc, b.getI32IntegerAttr(16), width));
+    Value half =
+        b.create<arith::TruncIOp>(loc, l.chunkType(b.getI16Type(), width), top);
+    value = b.create<arith::BitcastOp>(loc, l.chunkType(b.getBF16Type(), width),
+                                       half);
   } else {
-    value = b.create<arith::TruncFOp>(loc, l.chunkType(dElem, width),
-                                      value);
+    value = b.create<arith::TruncFOp>(loc, l.chunkType(dElem, width), value);
   }
   return value;
 }
 
-std::optional<std::string> tegula::lowering::unsupportedDotTypes(tile::DotOp op) {
+std::optional<std::string>
+tegula::lowering::unsupportedDotTypes(tile::DotOp op) {
   for (Value value : {op.getA(), op.getB(), op.getD()})
     if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(value)))
       return std::string("fp8 dot operands are not supported by this "
@@ -84,16 +84,19 @@ std::optional<std::string> tegula::lowering::unsupportedDotTypes(tile::DotOp op)
   return std::nullopt;
 }
 
+tegula::lowering::DotTypes::DotTypes(tile::DotOp op)
+    : aType(cast<RankedTensorType>(op.getA().getType())),
+      bType(cast<RankedTensorType>(op.getB().getType())),
+      dType(cast<RankedTensorType>(op.getD().getType())),
+      aElem(aType.getElementType()), bElem(bType.getElementType()),
+      dElem(dType.getElementType()) {}
+
 namespace {
 
 LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto aType = cast<RankedTensorType>(op.getA().getType());
-  auto bType = cast<RankedTensorType>(op.getB().getType());
-  auto dType = cast<RankedTensorType>(op.getD().getType());
-  Type aElem = aType.getElementType(), bElem = bType.getElementType();
-  Type dElem = dType.getElementType();
+  auto [aType, bType, dType, aElem, bElem, dElem] = DotTypes(op);
   if (std::optional<std::string> why = unsupportedDotTypes(op))
     return l.unsupported(op, *why);
   Type acc = dElem;
@@ -113,67 +116,67 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
 
   auto loopOver = [&](int64_t upper, int64_t step,
                       llvm::function_ref<void(Value)> body) {
-    auto loop = b.create<scf::ForOp>(loc, l.constI64(loc, 0),
-                                     l.constI64(loc, upper),
-                                     l.constI64(loc, step));
+    auto loop = b.create<scf::ForOp>(
+        loc, l.constI64(loc, 0), l.constI64(loc, upper), l.constI64(loc, step));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(loop.getBody()->getTerminator());
     body(loop.getInductionVar());
   };
   auto matmul = [&](Value aBuf, Value bBuf, Value cBuf, Value dBuf) {
-  loopOver(m, rows, [&](Value i) {
-    loopOver(n, width, [&](Value j) {
-      SmallVector<Value> rowBase, init;
-      for (int64_t r = 0; r < rows; ++r) {
-        Value row = b.create<arith::AddIOp>(loc, i, l.constI64(loc, r));
-        Value at = b.create<arith::AddIOp>(
-            loc, b.create<arith::MulIOp>(loc, row, l.constI64(loc, n)), j);
-        rowBase.push_back(row);
-        init.push_back(convertDotOperand(
-            l, loc, l.loadChunk(loc, cBuf, dElem, at, width), dElem, acc,
-            width));
-      }
-      auto kLoop = b.create<scf::ForOp>(loc, l.constI64(loc, 0),
-                                        l.constI64(loc, k),
-                                        l.constI64(loc, 1), init);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointToStart(kLoop.getBody());
-        Value kk = kLoop.getInductionVar();
-        Value bAt = b.create<arith::AddIOp>(
-            loc, b.create<arith::MulIOp>(loc, kk, l.constI64(loc, n)), j);
-        Value bChunk = convertDotOperand(
-            l, loc, l.loadChunk(loc, bBuf, bElem, bAt, width), bElem, acc,
-            width);
-        SmallVector<Value> next;
+    loopOver(m, rows, [&](Value i) {
+      loopOver(n, width, [&](Value j) {
+        SmallVector<Value> rowBase, init;
         for (int64_t r = 0; r < rows; ++r) {
-          Value aAt = b.create<arith::AddIOp>(
-              loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, k)),
-              kk);
-          Value aValue = convertDotOperand(
-              l, loc, l.loadChunk(loc, aBuf, aElem, aAt, 1), aElem, acc, 1);
-          Value aChunk = l.splatChunk(loc, aValue, width);
-          Value current = kLoop.getRegionIterArgs()[r];
-          next.push_back(
-              isFloat ? b.create<math::FmaOp>(loc, aChunk, bChunk, current)
-                            .getResult()
-                      : b.create<arith::AddIOp>(
-                             loc, current,
-                             b.create<arith::MulIOp>(loc, aChunk, bChunk))
-                            .getResult());
+          Value row = b.create<arith::AddIOp>(loc, i, l.constI64(loc, r));
+          Value at = b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, row, l.constI64(loc, n)), j);
+          rowBase.push_back(row);
+          init.push_back(convertDotOperand(
+              l, loc, l.loadChunk(loc, cBuf, dElem, at, width), dElem, acc,
+              width));
         }
-        b.create<scf::YieldOp>(loc, next);
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        Value at = b.create<arith::AddIOp>(
-            loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, n)),
-            j);
-        Value value = kLoop.getResult(r);
-        value = roundAccumulator(l, loc, value, acc, dElem, width);
-        l.storeChunk(loc, dBuf, dElem, at, value);
-      }
+        auto kLoop =
+            b.create<scf::ForOp>(loc, l.constI64(loc, 0), l.constI64(loc, k),
+                                 l.constI64(loc, 1), init);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(kLoop.getBody());
+          Value kk = kLoop.getInductionVar();
+          Value bAt = b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, kk, l.constI64(loc, n)), j);
+          Value bChunk = convertDotOperand(
+              l, loc, l.loadChunk(loc, bBuf, bElem, bAt, width), bElem, acc,
+              width);
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < rows; ++r) {
+            Value aAt = b.create<arith::AddIOp>(
+                loc,
+                b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, k)),
+                kk);
+            Value aValue = convertDotOperand(
+                l, loc, l.loadChunk(loc, aBuf, aElem, aAt, 1), aElem, acc, 1);
+            Value aChunk = l.splatChunk(loc, aValue, width);
+            Value current = kLoop.getRegionIterArgs()[r];
+            next.push_back(
+                isFloat ? b.create<math::FmaOp>(loc, aChunk, bChunk, current)
+                              .getResult()
+                        : b.create<arith::AddIOp>(
+                               loc, current,
+                               b.create<arith::MulIOp>(loc, aChunk, bChunk))
+                              .getResult());
+          }
+          b.create<scf::YieldOp>(loc, next);
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          Value at = b.create<arith::AddIOp>(
+              loc, b.create<arith::MulIOp>(loc, rowBase[r], l.constI64(loc, n)),
+              j);
+          Value value = kLoop.getResult(r);
+          value = roundAccumulator(l, loc, value, acc, dElem, width);
+          l.storeChunk(loc, dBuf, dElem, at, value);
+        }
+      });
     });
-  });
   };
   if (batch == 1) {
     matmul(aAll, bAll, cAll, dAll);
@@ -194,8 +197,8 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
 
 } // namespace
 
-std::optional<LogicalResult>
-tegula::lowering::lowerDotFamily(Lowerer &l, Operation *op) {
+std::optional<LogicalResult> tegula::lowering::lowerDotFamily(Lowerer &l,
+                                                              Operation *op) {
   if (auto dot = dyn_cast<tile::DotOp>(op))
     return lowerDot(l, dot);
   return std::nullopt;

@@ -360,6 +360,15 @@ mlir::LogicalResult lowerAssertOp(Lowerer &l, tile::AssertOp op,
 /// result), or nothing when it does (Dot.cpp).
 std::optional<std::string> unsupportedDotTypes(tile::DotOp op);
 
+/// A dot's operand and result types and their element types, as both
+/// lowerings read them (`auto [aType, bType, dType, aElem, bElem, dElem] =
+/// DotTypes(op)`).
+struct DotTypes {
+  explicit DotTypes(tile::DotOp op);
+  mlir::RankedTensorType aType, bType, dType;
+  mlir::Type aElem, bElem, dElem;
+};
+
 /// Converts a chunk of |from| elements to |to| (a float or i32 type), as a
 /// dot's operands are before they multiply (Dot.cpp).
 mlir::Value convertDotOperand(Lowerer &l, mlir::Location loc,

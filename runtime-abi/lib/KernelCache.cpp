@@ -30,8 +30,10 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace llvm;
 using namespace tegula;
@@ -327,24 +329,40 @@ KernelCache::getOrCompile(const KernelCacheKey &key,
   // it (or without a lock) we compile unlocked, which is only slower.
   if (Error error = makeFolder(sys::path::parent_path(path)))
     consumeError(std::move(error));
-  {
-    LockFileManager lock(path);
-    switch (lock.getState()) {
-    case LockFileManager::LFS_Error:
-      break;
-    case LockFileManager::LFS_Owned:
-      // Someone may have stored it between our lookup and taking the lock.
-      if (std::optional<std::string> hit =
-              lookupPath(path, digest, /*countMiss=*/false))
-        return std::move(*hit);
-      return compileAndStore(key, compile);
-    case LockFileManager::LFS_Shared:
-      lock.waitForUnlock(waitSeconds);
-      if (std::optional<std::string> hit =
-              lookupPath(path, digest, /*countMiss=*/false))
-        return std::move(*hit);
-      break;
+  // Until |waitSeconds| have passed: take the lock and compile, or wait
+  // for its owner and read what it stored. A lock that cannot be made, or
+  // an owner gone without storing, is tried again (a few times, for the
+  // former) before compiling unlocked.
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(waitSeconds);
+  for (unsigned lockErrors = 0; lockErrors < 8;) {
+    {
+      LockFileManager lock(path);
+      switch (lock.getState()) {
+      case LockFileManager::LFS_Error:
+        ++lockErrors;
+        break;
+      case LockFileManager::LFS_Owned:
+        // Someone may have stored it between our lookup and taking the lock.
+        if (std::optional<std::string> hit =
+                lookupPath(path, digest, /*countMiss=*/false))
+          return std::move(*hit);
+        return compileAndStore(key, compile);
+      case LockFileManager::LFS_Shared: {
+        auto left = std::chrono::duration_cast<std::chrono::seconds>(
+            deadline - std::chrono::steady_clock::now());
+        lock.waitForUnlock(
+            static_cast<unsigned>(std::max<int64_t>(left.count(), 1)));
+        if (std::optional<std::string> hit =
+                lookupPath(path, digest, /*countMiss=*/false))
+          return std::move(*hit);
+        break;
+      }
+      }
     }
+    if (std::chrono::steady_clock::now() >= deadline)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return compileAndStore(key, compile);
 }

@@ -18,7 +18,6 @@ namespace {
 
 /// AMDGPU address spaces.
 constexpr unsigned kConstantSpace = 4;
-constexpr unsigned kLdsSpace = 3;
 
 Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
   return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
@@ -179,12 +178,10 @@ public:
     return back(
         buildIntrinsic(builder, loc, "ds.bpermute", i32, {address, bits}));
   }
-  /// The module's `[0 x i8]` LDS array (address space 3, 16-byte aligned),
-  /// declared on first use; the compiler gives it its size.
-  Value buildScratchBase(OpBuilder &builder, Location loc) const override {
-    return tegula::backend::getOrDeclareSharedArray(builder, loc, kLdsSymbol,
-                                                    kLdsSpace, /*alignment=*/16,
-                                                    "amd target hooks");
+  /// The module's LDS array, 16-byte aligned; the compiler gives it its
+  /// size.
+  std::optional<SharedScratch> getSharedScratch() const override {
+    return SharedScratch{kLdsSymbol, /*alignment=*/16, "amd target hooks"};
   }
   /// Refused (see above): tl.device_print fails the compile.
   LogicalResult buildPrintf(OpBuilder &, Location loc, StringRef,

@@ -17,7 +17,6 @@ using tegula::backend::ShuffleKind;
 
 namespace {
 
-constexpr unsigned kSharedSpace = 3;
 /// OpenCL's constant address space (UniformConstant), where printf's format
 /// must live.
 constexpr unsigned kConstantSpace = 2;
@@ -200,13 +199,11 @@ public:
       return builder.create<LLVM::PoisonOp>(loc, type);
     return result;
   }
-  /// The address of the module's `tegula_shared` array (address space 3),
-  /// declared on first use.
-  Value buildScratchBase(OpBuilder &builder, Location loc) const override {
-    // Sized by the code generator once the lowering knows the scratch.
-    return tegula::backend::getOrDeclareSharedArray(
-        builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/16,
-        "intel target hooks");
+  /// The module's `tegula_shared` array, 16-byte aligned, sized by the
+  /// code generator once the lowering knows the scratch.
+  std::optional<SharedScratch> getSharedScratch() const override {
+    return SharedScratch{kSharedMemorySymbol, /*alignment=*/16,
+                         "intel target hooks"};
   }
   /// OpenCL's printf(format, args) (the kit's buildPrint and
   /// buildAssertFailure format the host plugin's lines).

@@ -28,7 +28,6 @@ constexpr const char *kStringPrefix = "tegula_nv_str_";
 /// PTX address spaces.
 constexpr unsigned kGenericSpace = 0;
 constexpr unsigned kGlobalSpace = 1;
-constexpr unsigned kSharedSpace = 3;
 
 Type ptrType(MLIRContext *context, unsigned space = kGenericSpace) {
   return LLVM::LLVMPointerType::get(context, space);
@@ -211,14 +210,11 @@ public:
         /*return_value_and_is_valid=*/UnitAttr());
   }
 
-  /// The address of the module's external `[0 x i8]` shared array (address
-  /// space 3, 16-byte aligned), declared on first use.
-  Value buildScratchBase(OpBuilder &builder, Location loc) const override {
-    // `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's dynamic
-    // shared memory.
-    return tegula::backend::getOrDeclareSharedArray(
-        builder, loc, kSharedMemorySymbol, kSharedSpace, /*alignment=*/1024,
-        "nvidia target hooks");
+  /// `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's
+  /// dynamic shared memory.
+  std::optional<SharedScratch> getSharedScratch() const override {
+    return SharedScratch{kSharedMemorySymbol, /*alignment=*/1024,
+                         "nvidia target hooks"};
   }
   /// vprintf(format, args) (the kit's buildPrint and buildAssertFailure
   /// format Triton's lines).

@@ -23,8 +23,18 @@ void TargetHooks::loadDialects(MLIRContext &context) const {
   context.loadDialect<LLVM::LLVMDialect, arith::ArithDialect>();
 }
 
-Value TargetHooks::buildScratchBase(OpBuilder &, Location) const {
-  return {};
+Value TargetHooks::buildScratchBase(OpBuilder &builder, Location loc) const {
+  std::optional<SharedScratch> scratch = getSharedScratch();
+  if (!scratch)
+    return {};
+  return getOrDeclareSharedArray(builder, loc, scratch->symbol,
+                                 getSharedAddressSpace(), scratch->alignment,
+                                 scratch->who);
+}
+
+std::optional<TargetHooks::SharedScratch>
+TargetHooks::getSharedScratch() const {
+  return std::nullopt;
 }
 
 /// The program ids along x, y and z, for "pid (x, y, z)".

@@ -36,6 +36,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+
 namespace tegula::backend {
 
 class AsyncCopy;
@@ -111,10 +113,23 @@ public:
 
   /// The base address (an !llvm.ptr in the shared address space) of the
   /// per-program scratch memory in which the lowering places the tiles it
-  /// keeps in memory; its size is reported in the kernel metadata. Null when
-  /// the target has none (the default).
+  /// keeps in memory; its size is reported in the kernel metadata. Default:
+  /// the address of getSharedScratch()'s array, or null when there is none.
   virtual mlir::Value buildScratchBase(mlir::OpBuilder &builder,
                                        mlir::Location loc) const;
+
+  /// A GPU's scratch: the module's external `[0 x i8]` array @|symbol| in
+  /// the shared address space, declared with |alignment| on first use (the
+  /// code generator or the launch gives it its size); |who| names the
+  /// hooks in errors ("nvidia target hooks").
+  struct SharedScratch {
+    llvm::StringRef symbol;
+    unsigned alignment = 16;
+    llvm::StringRef who;
+  };
+  /// The target's scratch array for the default buildScratchBase; nothing
+  /// (the default) for a target without one.
+  virtual std::optional<SharedScratch> getSharedScratch() const;
 
   /// Prints one element for `tl.device_print`: |prefix| (already carrying
   /// " (operand k)" when the print has several), the element's linear

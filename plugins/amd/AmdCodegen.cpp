@@ -29,13 +29,10 @@ extern "C" void LLVMInitializeAMDGPUTargetMC();
 extern "C" void LLVMInitializeAMDGPUAsmPrinter();
 
 using namespace llvm;
+using tegula::backend::oneLineError;
 using namespace tegula::amd;
 
 namespace {
-
-Error fail(const Twine &message) {
-  return tegula::backend::oneLineError(message);
-}
 
 Expected<std::unique_ptr<TargetMachine>> createMachine(const AmdTarget &arch) {
   initializeAMDGPUTarget();
@@ -57,13 +54,9 @@ unsigned floatBitsOf(const Function &function) {
 } // namespace
 
 void tegula::amd::initializeAMDGPUTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-  });
+  tegula::backend::initializeTargetOnce<
+      LLVMInitializeAMDGPUTargetInfo, LLVMInitializeAMDGPUTarget,
+      LLVMInitializeAMDGPUTargetMC, LLVMInitializeAMDGPUAsmPrinter>();
 }
 
 Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
@@ -92,8 +85,8 @@ Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,
   // object's group segment is exactly what the lowering computed.
   if (GlobalVariable *lds = module.getGlobalVariable(kLdsSymbol, true)) {
     if (lds->getAddressSpace() != 3 || !lds->isDeclaration())
-      return fail(Twine("the module has a symbol @") + kLdsSymbol +
-                  " that is not the LDS array");
+      return oneLineError(Twine("the module has a symbol @") + kLdsSymbol +
+                          " that is not the LDS array");
     if (config.ldsBytes > 0) {
       auto *type =
           ArrayType::get(Type::getInt8Ty(module.getContext()), config.ldsBytes);
@@ -121,8 +114,9 @@ Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
                                      const AmdTarget &target,
                                      StringRef custom) {
   if (module.getTargetTriple() != kAmdTriple)
-    return fail("the module is not ready for AMDGPU (triple '" +
-                module.getTargetTriple() + "'): run prepareForAMDGPU first");
+    return oneLineError("the module is not ready for AMDGPU (triple '" +
+                        module.getTargetTriple() +
+                        "'): run prepareForAMDGPU first");
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
   if (!machine)
     return machine.takeError();
@@ -141,13 +135,14 @@ Error tegula::amd::optimizeForAMDGPU(Module &module, StringRef kernel,
       continue;
     StringRef name = function.getName();
     if (!function.isIntrinsic())
-      return fail("kernel " + kernel + " calls @" + name +
-                  ", which has no implementation on AMD GPUs (no device "
-                  "library is linked)");
+      return oneLineError(
+          "kernel " + kernel + " calls @" + name +
+          ", which has no implementation on AMD GPUs (no device "
+          "library is linked)");
     if (std::string why = checkIntrinsic(target, name, floatBitsOf(function));
         !why.empty())
-      return fail("kernel " + kernel + " needs @" + name + " (" + why +
-                  "), which amd:" + target.name + " cannot compile");
+      return oneLineError("kernel " + kernel + " needs @" + name + " (" + why +
+                          "), which amd:" + target.name + " cannot compile");
   }
   return Error::success();
 }
@@ -158,9 +153,6 @@ Expected<std::string> tegula::amd::emitAMDGPU(Module &module,
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(target);
   if (!machine)
     return machine.takeError();
-  if (module.getTargetTriple() != kAmdTriple)
-    return fail("the module is not ready for AMDGPU (triple '" +
-                module.getTargetTriple() + "'): run prepareForAMDGPU first");
   return tegula::backend::emitMachineCode(module, **machine, assembly,
                                           "the AMDGPU back end", target.name);
 }

@@ -3,7 +3,6 @@
 #include "AmdCompiler.h"
 
 #include "AmdCodegen.h"
-#include "AmdImage.h"
 #include "AmdLayoutPolicy.h"
 #include "AmdLinker.h"
 #include "AmdMatrixUnits.h"
@@ -84,12 +83,10 @@ const std::vector<llvm::StringRef> kRefusals = {
 llvm::Expected<tegula::backend::KernelIR>
 tegula::amd::compileTileModule(ModuleOp module,
                                const plugin::CompileRequest &request) {
+  // One of getAmdTargetNames(): the kit checks the target.
   const AmdTarget *arch = findAmdTarget(request.target);
   if (!arch)
-    return compileError(TG_ERROR_INVALID_ARGUMENT,
-                        "the amd plugin compiles for " +
-                            llvm::join(getAmdTargetNames(), ", ") + ", not '" +
-                            request.target + "'");
+    return compileError(TG_ERROR_INTERNAL, "no AMD target " + request.target);
   const unsigned codeObjectVersion = static_cast<unsigned>(
       std::atoi(request.value("code_object_version").c_str()));
   if (codeObjectVersion != 4 && codeObjectVersion != 5)
@@ -150,9 +147,7 @@ tegula::amd::compileTileModule(ModuleOp module,
   llvm::Expected<std::string> code =
       emitAMDGPU(*kernel.llvmModule, *arch, assembly);
   if (!code)
-    return compileError(TG_ERROR_INTERNAL,
-                        "kernel " + name + ": " +
-                            llvm::toString(code.takeError()));
+    return kernel.fail(TG_ERROR_INTERNAL, code.takeError());
   kernel.clock.lap("codegen");
   if (assembly) {
     kernel.image->data = std::move(*code);
@@ -160,9 +155,7 @@ tegula::amd::compileTileModule(ModuleOp module,
   }
   llvm::Expected<std::string> hsaco = linkCodeObject(*code);
   if (!hsaco)
-    return compileError(TG_ERROR_INTERNAL,
-                        "kernel " + name + ": " +
-                            llvm::toString(hsaco.takeError()));
+    return kernel.fail(TG_ERROR_INTERNAL, hsaco.takeError());
   kernel.clock.lap("link");
   if (request.stage == "hsaco") {
     kernel.image->data = std::move(*hsaco);

@@ -2,6 +2,8 @@
 
 #include "AmdMatrixUnits.h"
 
+#include "tegula/BackendKit/HookSupport.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -35,11 +37,6 @@ LayoutCoords basis(int64_t rank, int64_t dim, int64_t value) {
   LayoutCoords coords(rank, 0);
   coords[dim] = value;
   return coords;
-}
-
-Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
-  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
-                                          builder.getI32IntegerAttr(value));
 }
 
 } // namespace

@@ -38,18 +38,20 @@ using tegula::backend::toStatus;
 
 namespace {
 
+/// The HIP entry points the plugin calls; hipGetErrorName is optional.
+#define TEGULA_HIP_ENTRIES(X)                                                  \
+  X(hipInit) X(hipGetDeviceCount) X(hipGetDeviceProperties)
+
 /// The HIP entry points, resolved from the HIP runtime library.
 struct HipRuntime {
-  decltype(&hipInit) init = nullptr;
-  decltype(&hipGetDeviceCount) getDeviceCount = nullptr;
-  decltype(&hipGetDeviceProperties) getDeviceProperties = nullptr;
-  decltype(&hipGetErrorName) getErrorName = nullptr;
+  TEGULA_HIP_ENTRIES(TEGULA_VENDOR_MEMBER)
+  TEGULA_VENDOR_MEMBER(hipGetErrorName)
 
   /// "101 hipErrorInvalidDevice" for |error|.
   std::string describe(hipError_t error) const {
     std::string text = std::to_string(static_cast<int>(error));
-    if (getErrorName)
-      if (const char *name = getErrorName(error))
+    if (hipGetErrorName)
+      if (const char *name = hipGetErrorName(error))
         text += std::string(" ") + name;
     return text;
   }
@@ -124,18 +126,19 @@ private:
     if (!library.open(
             {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}))
       return library.error();
-    library.resolve(hip.getErrorName, {"hipGetErrorName"}, /*required=*/false);
-    library.resolve(hip.init, {"hipInit"});
-    library.resolve(hip.getDeviceCount, {"hipGetDeviceCount"});
-    library.resolve(hip.getDeviceProperties, {"hipGetDeviceProperties"});
+    library.resolve(hip.hipGetErrorName, {"hipGetErrorName"},
+                    /*required=*/false);
+#define TEGULA_HIP_RESOLVE(fn) library.resolve(hip.fn, {#fn});
+    TEGULA_HIP_ENTRIES(TEGULA_HIP_RESOLVE)
+#undef TEGULA_HIP_RESOLVE
     if (!library.error().empty())
       return library.error();
 
     // hipInit fails without a GPU (101 here) but hipGetDeviceCount still
     // gives the clearer answer (100, no device): report both.
-    hipError_t initResult = hip.init(0);
+    hipError_t initResult = hip.hipInit(0);
     int count = 0;
-    hipError_t countResult = hip.getDeviceCount(&count);
+    hipError_t countResult = hip.hipGetDeviceCount(&count);
     if (countResult != hipSuccess || count == 0) {
       std::string status = "HIP: no device (";
       if (initResult != hipSuccess)
@@ -148,7 +151,7 @@ private:
 
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       hipDeviceProp_t props{};
-      if (hip.getDeviceProperties(&props, ordinal) != hipSuccess)
+      if (hip.hipGetDeviceProperties(&props, ordinal) != hipSuccess)
         continue;
       auto dev = std::make_unique<HipDevice>(
           *this, props.name[0] ? props.name : "AMD GPU",

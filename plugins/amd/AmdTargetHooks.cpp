@@ -11,18 +11,12 @@
 
 using namespace mlir;
 using namespace tegula::amd;
-using tegula::backend::Axis;
-using tegula::backend::ShuffleKind;
+using namespace tegula::backend;
 
 namespace {
 
 /// AMDGPU address spaces.
 constexpr unsigned kConstantSpace = 4;
-
-Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
-  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
-                                          builder.getI32IntegerAttr(value));
-}
 
 const char *axisName(Axis axis) {
   switch (axis) {

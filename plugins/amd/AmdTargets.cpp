@@ -2,6 +2,8 @@
 
 #include "AmdTargets.h"
 
+#include "tegula/BackendKit/TargetTable.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace tegula::amd;
@@ -95,17 +97,11 @@ std::string AmdTarget::features() const {
 llvm::ArrayRef<AmdTarget> tegula::amd::getAmdTargets() { return kTargets; }
 
 std::vector<std::string> tegula::amd::getAmdTargetNames() {
-  std::vector<std::string> result;
-  for (const AmdTarget &target : kTargets)
-    result.push_back(target.name);
-  return result;
+  return tegula::backend::getTargetNames(getAmdTargets());
 }
 
 const AmdTarget *tegula::amd::findAmdTarget(llvm::StringRef name) {
-  for (const AmdTarget &target : kTargets)
-    if (name == target.name)
-      return &target;
-  return nullptr;
+  return tegula::backend::findTarget(getAmdTargets(), name);
 }
 
 std::string tegula::amd::checkIntrinsic(const AmdTarget &target,

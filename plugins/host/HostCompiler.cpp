@@ -48,10 +48,6 @@ Status
 tegula::host::compileTileBytecode(const CompileRequest &request,
                                   const std::string &arch,
                                   std::unique_ptr<CompiledImage> &image) {
-  if (request.target != arch)
-    return Status(TG_ERROR_INVALID_ARGUMENT, "the host plugin compiles for " +
-                                                 arch + ", not '" +
-                                                 request.target + "'");
   // The simt option (TEGULA_HOST_SIMT): 0 for the host's one-thread
   // programs, else the warp size of the SIMT emulation.
   unsigned warpSize = static_cast<unsigned>(request.integer("simt"));

@@ -19,7 +19,7 @@
 
 namespace tegula::host {
 
-/// Compiles |request| (its target must be |arch|, the plugin's one target)
+/// Compiles |request| (its target |arch|, the plugin's one, as the kit checked)
 /// into |image|: a host image (HostImage.h) and the kernel's metadata,
 /// target "host:<arch>", one warp, shared memory = scratch bytes per
 /// program. Errors: TG_ERROR_INVALID_FORMAT for input that is not tile

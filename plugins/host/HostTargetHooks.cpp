@@ -17,8 +17,7 @@ namespace {
 
 constexpr const char *kPrintFunction = "tegula_host_print";
 constexpr const char *kAssertFunction = "tegula_host_assert_fail";
-/// Names of the string constants the hooks add: <prefix><n>.
-constexpr const char *kStringPrefix = "tegula_host_str_";
+constexpr const char *kWho = "host target hooks";
 
 Type ptrType(MLIRContext *context) {
   return LLVM::LLVMPointerType::get(context);
@@ -57,11 +56,6 @@ Value poison(OpBuilder &builder, Location loc, Type type) {
   return builder.create<LLVM::PoisonOp>(loc, type);
 }
 
-Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
-  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
-                                          builder.getI32IntegerAttr(value));
-}
-
 /// Loads field |field| (element |element| of it when >= 0) of the program
 /// record. Not !invariant.load: the launcher rewrites the record between
 /// programs. The entry's `noalias` context parameter and the runtime
@@ -84,11 +78,10 @@ Value loadProgramField(OpBuilder &builder, Location loc, int32_t field,
 
 /// Declares runtime function |name| of |type| in |module| unless it is
 /// there; fails (with an error) when the name is taken.
-LogicalResult declareFunction(OpBuilder &builder, Location loc,
-                              ModuleOp module, StringRef name,
-                              LLVM::LLVMFunctionType type) {
+LogicalResult declareFunction(OpBuilder &builder, Location loc, ModuleOp module,
+                              StringRef name, LLVM::LLVMFunctionType type) {
   FailureOr<LLVM::LLVMFuncOp> func = tegula::backend::declareExternalFunction(
-      builder, loc, module, name, type, "host target hooks");
+      builder, loc, module, name, type, kWho);
   if (failed(func))
     return failure();
   // The runtime functions only read the program record and the strings,
@@ -101,15 +94,6 @@ LogicalResult declareFunction(OpBuilder &builder, Location loc,
                        builder.getUnitAttr());
     }
   return success();
-}
-
-/// The address of a NUL-terminated constant copy of |text|
-/// (`tegula_host_str_<n>`, shared by equal text).
-Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
-                     StringRef text) {
-  return builder.create<LLVM::AddressOfOp>(
-      loc, tegula::backend::getOrCreateStringGlobal(builder, loc, module,
-                                                    kStringPrefix, text));
 }
 
 } // namespace
@@ -242,27 +226,26 @@ LogicalResult HostTargetHooks::buildPrint(OpBuilder &builder, Location loc,
     bits = builder.create<LLVM::PtrToIntOp>(loc, builder.getI64Type(), value);
     kind = TG_HOST_PRINT_POINTER;
   } else {
-    return emitError(loc) << "host print: cannot print a value of type "
-                          << type << " (integers, floats and pointers only)";
+    return emitError(loc) << "host print: cannot print a value of type " << type
+                          << " (integers, floats and pointers only)";
   }
   if (hex && kind != TG_HOST_PRINT_POINTER && kind != TG_HOST_PRINT_NONE)
     kind |= TG_HOST_PRINT_HEX;
   kind |= (width & 0xff) << 8;
 
   Type ptr = ptrType(context);
-  auto calleeType = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(context),
-      {ptr, ptr, builder.getI64Type(), builder.getI64Type(),
-       builder.getI32Type()});
+  auto calleeType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context),
+                                  {ptr, ptr, builder.getI64Type(),
+                                   builder.getI64Type(), builder.getI32Type()});
   if (failed(declareFunction(builder, loc, module, kPrintFunction, calleeType)))
     return failure();
-  Value prefixAddress = stringConstant(builder, loc, module, prefix);
   Value index64 = toI64(builder, loc, index, /*isSigned=*/true);
-  builder.create<LLVM::CallOp>(
-      loc, calleeType, kPrintFunction,
-      ValueRange{program, prefixAddress, index64, bits,
-                 constantI32(builder, loc, static_cast<int32_t>(kind))});
-  return success();
+  return tegula::backend::callExternalFunction(
+      builder, loc, kPrintFunction, calleeType,
+      {program, prefix, index64, bits,
+       constantI32(builder, loc, static_cast<int32_t>(kind))},
+      kWho);
 }
 
 LogicalResult HostTargetHooks::buildAssertFailure(
@@ -283,14 +266,11 @@ LogicalResult HostTargetHooks::buildAssertFailure(
   if (failed(
           declareFunction(builder, loc, module, kAssertFunction, calleeType)))
     return failure();
-  Value messageAddress = stringConstant(builder, loc, module, message);
-  Value fileAddress = stringConstant(builder, loc, module, file);
-  Value functionAddress = stringConstant(builder, loc, module, function);
   Value index64 = toI64(builder, loc, index, /*isSigned=*/true);
-  builder.create<LLVM::CallOp>(
-      loc, calleeType, kAssertFunction,
-      ValueRange{program, messageAddress, fileAddress,
-                 constantI32(builder, loc, static_cast<int32_t>(line)),
-                 functionAddress, index64});
-  return success();
+  return tegula::backend::callExternalFunction(
+      builder, loc, kAssertFunction, calleeType,
+      {program, message, file,
+       constantI32(builder, loc, static_cast<int32_t>(line)), function,
+       index64},
+      kWho);
 }

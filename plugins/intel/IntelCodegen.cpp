@@ -21,13 +21,10 @@
 #include <cstdlib>
 
 using namespace llvm;
+using tegula::backend::oneLineError;
 using namespace tegula::intel;
 
 namespace {
-
-Error fail(const Twine &message) {
-  return tegula::backend::oneLineError(message);
-}
 
 /// The shared local memory array IntelTargetHooks declares.
 constexpr const char *kSharedArray = "tegula_shared";
@@ -130,7 +127,7 @@ Error tegula::intel::prepareForSPIRV(Module &module,
                                      const SpirvKernelShape &shape) {
   Function *kernel = module.getFunction(shape.kernel);
   if (!kernel || kernel->isDeclaration())
-    return fail("the module defines no kernel @" + shape.kernel);
+    return oneLineError("the module defines no kernel @" + shape.kernel);
   LLVMContext &context = module.getContext();
   module.setTargetTriple(kSpirTriple);
   module.setDataLayout(kSpirDataLayout);
@@ -164,15 +161,16 @@ Error tegula::intel::prepareForSPIRV(Module &module,
         function.isIntrinsic())
       continue;
     if (!isProvidedBuiltin(function.getName()))
-      return fail("kernel " + shape.kernel + " calls @" + function.getName() +
-                  ", which no SPIR-V consumer provides (only OpenCL C and "
-                  "__spirv_ builtins are resolved)");
+      return oneLineError(
+          "kernel " + shape.kernel + " calls @" + function.getName() +
+          ", which no SPIR-V consumer provides (only OpenCL C and "
+          "__spirv_ builtins are resolved)");
   }
   std::string problems;
   raw_string_ostream problemStream(problems);
   if (verifyModule(module, &problemStream))
-    return fail("the SPIR-V-ready LLVM IR of kernel " + shape.kernel +
-                " is invalid: " + problemStream.str());
+    return oneLineError("the SPIR-V-ready LLVM IR of kernel " + shape.kernel +
+                        " is invalid: " + problemStream.str());
   return Error::success();
 }
 

@@ -23,15 +23,41 @@ using namespace mlir;
 using namespace tegula::intel;
 using tegula::backend::compileError;
 
+std::vector<tegula::plugin::CompileStage>
+tegula::intel::getIntelCompileStages() {
+  return {
+      {"llvm-ir", false,
+       "the spir64 LLVM IR the SPIR-V translator reads (after the LLVM "
+       "passes and the LLVM 15 bitcode rewrite)"},
+      {"spirv", true, "the SPIR-V module, validated"},
+      {"spirv-asm", false, "the validated SPIR-V module, disassembled"},
+  };
+}
+
+std::vector<tegula::plugin::CompileOption>
+tegula::intel::getIntelCompileOptions() {
+  return {
+      plugin::CompileOption::integer(
+          "num_warps", 1, 64, "", "",
+          "sub-groups per work-group (default: the kernel's, else 4)"),
+      plugin::CompileOption::integer(
+          "num_stages", 1, 8, "", "",
+          "software-pipelining depth of loops with shared-memory operands "
+          "(default: the kernel's)"),
+      plugin::CompileOption::choice(
+          "sub_group_size", "16|32", "", "TEGULA_INTEL_SUB_GROUP_SIZE",
+          "work-items per sub-group, the warp of the layouts (default: "
+          "16)"),
+  };
+}
+
 llvm::Expected<tegula::backend::KernelIR>
 tegula::intel::compileTileModule(ModuleOp module,
                                  const plugin::CompileRequest &request) {
+  // One of getIntelTargetNames(): the kit checks the target.
   const IntelTarget *target = findIntelTarget(request.target);
   if (!target)
-    return compileError(TG_ERROR_INVALID_ARGUMENT,
-                        "the intel plugin compiles for " +
-                            llvm::join(getIntelTargetNames(), ", ") +
-                            ", not '" + request.target + "'");
+    return compileError(TG_ERROR_INTERNAL, "no Intel target " + request.target);
   unsigned subGroupSize =
       static_cast<unsigned>(request.integer("sub_group_size"));
   if (!subGroupSize)
@@ -90,15 +116,11 @@ tegula::intel::compileTileModule(ModuleOp module,
   IntelImage image;
   llvm::Expected<std::string> spirv = translateToSPIRV(*translator, bitcode);
   if (!spirv)
-    return compileError(TG_ERROR_INTERNAL,
-                        "kernel " + name + ": " +
-                            llvm::toString(spirv.takeError()));
+    return kernel.fail(TG_ERROR_INTERNAL, spirv.takeError());
   image.spirv = std::move(*spirv);
   kernel.clock.lap("llvm-spirv");
   if (llvm::Error error = validateSPIRV(image.spirv))
-    return compileError(TG_ERROR_INTERNAL,
-                        "kernel " + name + ": " +
-                            llvm::toString(std::move(error)));
+    return kernel.fail(TG_ERROR_INTERNAL, std::move(error));
   kernel.clock.lap("spirv-val");
   if (request.stage == "spirv") {
     kernel.image->data = std::move(image.spirv);

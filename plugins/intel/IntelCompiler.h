@@ -10,15 +10,19 @@
 //        distributed over num_warps x sub_group_size work-items,
 //        polynomial f32 math
 //     ── LLVM IR (LLVM dialect translation)
-//     ── spir64 with the translator's metadata and bitcode dialect, a short LLVM pipeline
+//     ── spir64 with the translator's metadata and bitcode dialect, a short
+//     LLVM pipeline
 //        (IntelCodegen.h)                                     "llvm-ir"
 //     ── llvm-spirv-15 (a program)                            "spirv"
 //     ── SPIRV-Tools validation in process (SpirvTools.h)
 //        └─ disassembly                                       "spirv-asm"
 //     ── the image (IntelImage.h)                             "image"
 //
-// Every MLIR diagnostic of the compile ends up in the returned error, with
-// its file:line:col, on one line.
+// The Intel plugin's backend::CompilerPlugin::CompileFunction. Options:
+// num_warps, num_stages, sub_group_size (0: the target's default);
+// stages: "llvm-ir" (what the translator reads), "spirv", "spirv-asm".
+// TG_ERROR_UNAVAILABLE when no SPIR-V translator is found; unimplemented
+// ops are reported with their file:line:col.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,26 +30,14 @@
 #define TEGULA_PLUGINS_INTEL_INTELCOMPILER_H
 
 #include "tegula/BackendKit/TileCompile.h"
-#include "tegula/plugin.h"
-
-#include "mlir/IR/BuiltinOps.h"
-#include "llvm/Support/Error.h"
-
 
 namespace tegula::intel {
 
-/// Compiles the tile kernel |module| in place for |request|'s target,
-/// options (num_warps, num_stages, sub_group_size: 0 for the target's
-/// default) and stage: the image (IntelImage.h), or the "llvm-ir" the
-/// translator reads, the "spirv" module or its "spirv-asm" alone, in the
-/// returned kernel's image data. Errors are backend::CompileErrors:
-/// TG_ERROR_INVALID_ARGUMENT for an unknown target, bad options, or a
-/// kernel the layouts or the lowering reject; TG_ERROR_UNIMPLEMENTED for an
-/// op this backend cannot express yet (the message has the op's
-/// file:line:col); TG_ERROR_UNAVAILABLE when no translator is found;
-/// TG_ERROR_INTERNAL for a failure past the lowering (the translator's or
-/// the validator's complaint included). Safe to call from several threads
-/// on different contexts.
+/// What a compile can stop at besides the image.
+std::vector<plugin::CompileStage> getIntelCompileStages();
+/// Every option that changes the code.
+std::vector<plugin::CompileOption> getIntelCompileOptions();
+
 llvm::Expected<backend::KernelIR>
 compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request);
 

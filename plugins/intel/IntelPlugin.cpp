@@ -45,14 +45,18 @@ using tegula::backend::toStatus;
 
 namespace {
 
+/// The Level Zero entry points the plugin calls.
+#define TEGULA_ZE_ENTRIES(X)                                                   \
+  X(zeInit)                                                                    \
+  X(zeDriverGet)                                                               \
+  X(zeDeviceGet)                                                               \
+  X(zeDeviceGetProperties)                                                     \
+  X(zeDeviceGetComputeProperties)                                              \
+  X(zeDeviceGetMemoryProperties)
+
 /// The Level Zero entry points, resolved from the loader.
 struct LevelZero {
-  decltype(&zeInit) init = nullptr;
-  decltype(&zeDriverGet) driverGet = nullptr;
-  decltype(&zeDeviceGet) deviceGet = nullptr;
-  decltype(&zeDeviceGetProperties) deviceGetProperties = nullptr;
-  decltype(&zeDeviceGetComputeProperties) deviceGetComputeProperties = nullptr;
-  decltype(&zeDeviceGetMemoryProperties) deviceGetMemoryProperties = nullptr;
+  TEGULA_ZE_ENTRIES(TEGULA_VENDOR_MEMBER)
 };
 
 /// "0x78000001 ZE_RESULT_ERROR_UNINITIALIZED" for the results we expect to
@@ -83,40 +87,12 @@ std::string describe(ze_result_t result) {
 /// A Level Zero GPU: its properties, filled once at discovery.
 using ZeDevice = PropertiesDevice;
 
-/// What a compile can stop at besides the image.
-std::vector<CompileStage> intelStages() {
-  return {
-      {"llvm-ir", false,
-       "the spir64 LLVM IR the SPIR-V translator reads (after the LLVM passes "
-       "and the "
-       "LLVM 15 bitcode rewrite)"},
-      {"spirv", true, "the SPIR-V module, validated"},
-      {"spirv-asm", false, "the validated SPIR-V module, disassembled"},
-  };
-}
-
-/// Every option that changes the code.
-std::vector<CompileOption> intelOptions() {
-  return {
-      CompileOption::integer(
-          "num_warps", 1, 64, "", "",
-          "sub-groups per work-group (default: the kernel's, else 4)"),
-      CompileOption::integer(
-          "num_stages", 1, 8, "", "",
-          "software-pipelining depth of loops with shared-memory operands "
-          "(default: the kernel's)"),
-      CompileOption::choice(
-          "sub_group_size", "16|32", "", "TEGULA_INTEL_SUB_GROUP_SIZE",
-          "work-items per sub-group, the warp of the layouts (default: "
-          "16)"),
-  };
-}
-
 class IntelPlugin : public tegula::backend::CompilerPlugin {
 public:
   IntelPlugin()
       : CompilerPlugin({"intel", "0.1.0", "Intel (through Level Zero)",
-                        getIntelTargetNames(), intelStages(), intelOptions()},
+                        getIntelTargetNames(), getIntelCompileStages(),
+                        getIntelCompileOptions()},
                        compileTileModule) {}
 
 private:
@@ -125,34 +101,30 @@ private:
     tegula::backend::VendorLibrary library("Level Zero loader");
     if (!library.open({"libze_loader.so.1"}))
       return library.error();
-    library.resolve(ze.init, {"zeInit"});
-    library.resolve(ze.driverGet, {"zeDriverGet"});
-    library.resolve(ze.deviceGet, {"zeDeviceGet"});
-    library.resolve(ze.deviceGetProperties, {"zeDeviceGetProperties"});
-    library.resolve(ze.deviceGetComputeProperties,
-                    {"zeDeviceGetComputeProperties"});
-    library.resolve(ze.deviceGetMemoryProperties,
-                    {"zeDeviceGetMemoryProperties"});
+#define TEGULA_ZE_RESOLVE(fn) library.resolve(ze.fn, {#fn});
+    TEGULA_ZE_ENTRIES(TEGULA_ZE_RESOLVE)
+#undef TEGULA_ZE_RESOLVE
     if (!library.error().empty())
       return library.error();
 
-    if (ze_result_t r = ze.init(ZE_INIT_FLAG_GPU_ONLY); r != ZE_RESULT_SUCCESS)
+    if (ze_result_t r = ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
+        r != ZE_RESULT_SUCCESS)
       // The loader answers this when it finds no GPU driver to initialize.
       return "Level Zero: no GPU driver (zeInit returned " + describe(r) + ")";
     uint32_t driverCount = 0;
-    if (ze_result_t r = ze.driverGet(&driverCount, nullptr);
+    if (ze_result_t r = ze.zeDriverGet(&driverCount, nullptr);
         r != ZE_RESULT_SUCCESS || driverCount == 0)
       return "Level Zero: no GPU driver (zeDriverGet returned " + describe(r) +
              ", count " + std::to_string(driverCount) + ")";
     std::vector<ze_driver_handle_t> drivers(driverCount);
-    if (ze.driverGet(&driverCount, drivers.data()) != ZE_RESULT_SUCCESS)
+    if (ze.zeDriverGet(&driverCount, drivers.data()) != ZE_RESULT_SUCCESS)
       return "Level Zero: zeDriverGet failed listing drivers";
     for (ze_driver_handle_t driver : drivers) {
       uint32_t deviceCount = 0;
-      if (ze.deviceGet(driver, &deviceCount, nullptr) != ZE_RESULT_SUCCESS)
+      if (ze.zeDeviceGet(driver, &deviceCount, nullptr) != ZE_RESULT_SUCCESS)
         continue;
       std::vector<ze_device_handle_t> handles(deviceCount);
-      if (ze.deviceGet(driver, &deviceCount, handles.data()) !=
+      if (ze.zeDeviceGet(driver, &deviceCount, handles.data()) !=
           ZE_RESULT_SUCCESS)
         continue;
       for (ze_device_handle_t device : handles)
@@ -166,7 +138,7 @@ private:
   std::unique_ptr<ZeDevice> describeDevice(ze_device_handle_t device) {
     ze_device_properties_t props{};
     props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-    if (ze.deviceGetProperties(device, &props) != ZE_RESULT_SUCCESS ||
+    if (ze.zeDeviceGetProperties(device, &props) != ZE_RESULT_SUCCESS ||
         props.type != ZE_DEVICE_TYPE_GPU)
       return nullptr;
     // Level Zero 1.8 names no architecture; the PCI device ID identifies
@@ -182,7 +154,8 @@ private:
 
     ze_device_compute_properties_t compute{};
     compute.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
-    if (ze.deviceGetComputeProperties(device, &compute) == ZE_RESULT_SUCCESS) {
+    if (ze.zeDeviceGetComputeProperties(device, &compute) ==
+        ZE_RESULT_SUCCESS) {
       p.max_threads_per_block = compute.maxTotalGroupSize;
       p.shared_memory_per_block = compute.maxSharedLocalMemory;
       // The largest sub-group size the device supports.
@@ -191,13 +164,13 @@ private:
     }
 
     uint32_t count = 0;
-    if (ze.deviceGetMemoryProperties(device, &count, nullptr) ==
+    if (ze.zeDeviceGetMemoryProperties(device, &count, nullptr) ==
             ZE_RESULT_SUCCESS &&
         count) {
       std::vector<ze_device_memory_properties_t> memories(count);
       for (auto &memory : memories)
         memory.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES;
-      if (ze.deviceGetMemoryProperties(device, &count, memories.data()) ==
+      if (ze.zeDeviceGetMemoryProperties(device, &count, memories.data()) ==
           ZE_RESULT_SUCCESS)
         for (uint32_t i = 0; i < count; ++i) {
           p.global_memory += memories[i].totalSize;

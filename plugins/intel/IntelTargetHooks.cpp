@@ -12,8 +12,7 @@
 
 using namespace mlir;
 using namespace tegula::intel;
-using tegula::backend::Axis;
-using tegula::backend::ShuffleKind;
+using namespace tegula::backend;
 
 namespace {
 
@@ -22,33 +21,22 @@ namespace {
 constexpr unsigned kConstantSpace = 2;
 /// OpExtInst printf, by the name the translator gives it in LLVM IR.
 constexpr const char *kPrintfFunction = "_Z18__spirv_ocl_printfPU3AS2cz";
-/// Names of the string constants the hooks add: <prefix><n>.
-constexpr const char *kStringPrefix = "tegula_intel_str_";
+constexpr const char *kWho = "intel target hooks";
 /// CLK_LOCAL_MEM_FENCE of OpenCL C.
 constexpr int32_t kLocalMemFence = 1;
-
-Value constantI32(OpBuilder &builder, Location loc, int32_t value) {
-  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
-                                          builder.getI32IntegerAttr(value));
-}
 
 /// Calls OpenCL builtin |name| of |type| with |args|, declaring it in the
 /// enclosing module on first use; null (after an error at |loc|) when it
 /// cannot be declared.
 Value callBuiltin(OpBuilder &builder, Location loc, StringRef name,
                   LLVM::LLVMFunctionType type, ValueRange args) {
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module) {
-    emitError(loc) << "intel target hooks: " << name
-                   << " is built outside a module";
-    return nullptr;
-  }
-  if (failed(tegula::backend::declareExternalFunction(
-          builder, loc, module, name, type, "intel target hooks")))
-    return nullptr;
-  auto call = builder.create<LLVM::CallOp>(loc, type, name, args);
-  return isa<LLVM::LLVMVoidType>(type.getReturnType()) ? Value()
-                                                       : call.getResult();
+  SmallVector<tegula::backend::ExternalArgument> operands(args.begin(),
+                                                          args.end());
+  FailureOr<LLVM::CallOp> call = tegula::backend::callExternalFunction(
+      builder, loc, name, type, operands, kWho);
+  if (failed(call) || isa<LLVM::LLVMVoidType>(type.getReturnType()))
+    return Value();
+  return call->getResult();
 }
 
 /// size_t |name|(uint dimension), the work-item functions, as an i32.
@@ -97,29 +85,20 @@ std::string toOpenCLFormat(StringRef format) {
 /// f32: Xe-HPG has no fp64, and OpenCL's %f takes either.
 LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
                          ValueRange args) {
-  MLIRContext *context = builder.getContext();
-  ModuleOp module = tegula::backend::getEnclosingModule(builder);
-  if (!module)
-    return emitError(loc) << "intel print: the code is not inside a module";
-  Type constantPtr = LLVM::LLVMPointerType::get(context, kConstantSpace);
+  Type constantPtr =
+      LLVM::LLVMPointerType::get(builder.getContext(), kConstantSpace);
   auto type = LLVM::LLVMFunctionType::get(builder.getI32Type(), {constantPtr},
                                           /*isVarArg=*/true);
-  if (failed(tegula::backend::declareExternalFunction(
-          builder, loc, module, kPrintfFunction, type, "intel target hooks")))
-    return failure();
-  SmallVector<Value> operands = {builder.create<LLVM::AddressOfOp>(
-      loc, tegula::backend::getOrCreateStringGlobal(
-               builder, loc, module, kStringPrefix, toOpenCLFormat(format),
-               kConstantSpace))};
+  std::string openclFormat = toOpenCLFormat(format);
+  SmallVector<tegula::backend::ExternalArgument> operands = {
+      StringRef(openclFormat)};
   for (Value arg : args)
     operands.push_back(
         arg.getType().isF64()
             ? builder.create<LLVM::FPTruncOp>(loc, builder.getF32Type(), arg)
             : arg);
-  auto call =
-      builder.create<LLVM::CallOp>(loc, type, kPrintfFunction, operands);
-  call.setVarCalleeTypeAttr(TypeAttr::get(type));
-  return success();
+  return tegula::backend::callExternalFunction(
+      builder, loc, kPrintfFunction, type, operands, kWho, kConstantSpace);
 }
 
 } // namespace
@@ -202,8 +181,7 @@ public:
   /// The module's `tegula_shared` array, 16-byte aligned, sized by the
   /// code generator once the lowering knows the scratch.
   std::optional<SharedScratch> getSharedScratch() const override {
-    return SharedScratch{kSharedMemorySymbol, /*alignment=*/16,
-                         "intel target hooks"};
+    return SharedScratch{kSharedMemorySymbol, /*alignment=*/16, kWho};
   }
   /// OpenCL's printf(format, args) (the kit's buildPrint and
   /// buildAssertFailure format the host plugin's lines).

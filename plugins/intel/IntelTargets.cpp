@@ -2,6 +2,8 @@
 
 #include "IntelTargets.h"
 
+#include "tegula/BackendKit/TargetTable.h"
+
 using namespace tegula::intel;
 
 namespace {
@@ -26,17 +28,11 @@ const IntelTarget kTargets[] = {
 llvm::ArrayRef<IntelTarget> tegula::intel::getIntelTargets() { return kTargets; }
 
 std::vector<std::string> tegula::intel::getIntelTargetNames() {
-  std::vector<std::string> names;
-  for (const IntelTarget &target : kTargets)
-    names.push_back(target.name);
-  return names;
+  return tegula::backend::getTargetNames(getIntelTargets());
 }
 
 const IntelTarget *tegula::intel::findIntelTarget(llvm::StringRef name) {
-  for (const IntelTarget &target : kTargets)
-    if (name == target.name)
-      return &target;
-  return nullptr;
+  return tegula::backend::findTarget(getIntelTargets(), name);
 }
 
 const IntelTarget &tegula::intel::intelTargetForDeviceId(uint32_t deviceId) {

@@ -32,14 +32,10 @@ extern "C" void LLVMInitializeNVPTXTargetMC();
 extern "C" void LLVMInitializeNVPTXAsmPrinter();
 
 using namespace llvm;
+using tegula::backend::oneLineError;
 using namespace tegula::nvidia;
 
 namespace {
-
-/// Errors cross the plugin ABI as one line.
-Error fail(const Twine &message) {
-  return tegula::backend::oneLineError(message);
-}
 
 constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
@@ -64,7 +60,8 @@ Expected<std::unique_ptr<TargetMachine>> createMachine(StringRef arch) {
   initializeNVPTXTarget();
   useShortPointers();
   if (!getSmVersion(arch))
-    return fail("'" + arch + "' is not an NVIDIA arch (sm_XY or sm_XYa)");
+    return oneLineError("'" + arch +
+                        "' is not an NVIDIA arch (sm_XY or sm_XYa)");
   // With fusion NVPTX emits fma.rn.f32 and plain mul/add.f32 that ptxas
   // may contract too, where strict IEEE emitted mul.rn/add.rn.f32, which
   // nothing may fuse (flash attention's softmax had 200 separate
@@ -256,13 +253,9 @@ constexpr const char *kNvptxPasses =
 } // namespace
 
 void tegula::nvidia::initializeNVPTXTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-  });
+  tegula::backend::initializeTargetOnce<
+      LLVMInitializeNVPTXTargetInfo, LLVMInitializeNVPTXTarget,
+      LLVMInitializeNVPTXTargetMC, LLVMInitializeNVPTXAsmPrinter>();
 }
 
 unsigned tegula::nvidia::getSmVersion(StringRef arch) {
@@ -313,8 +306,9 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
   if (Error error = tegula::backend::setKernelTarget(module, kernel, **machine))
     return error;
   if (!isMarkedKernel(module, kernel))
-    return fail("@" + kernel +
-                " is not marked as a kernel (nvvm.annotations \"kernel\")");
+    return oneLineError(
+        "@" + kernel +
+        " is not marked as a kernel (nvvm.annotations \"kernel\")");
   lowerMathIntrinsics(module);
   // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
   // from the layouts, as vector loads and stores already in the IR).
@@ -355,9 +349,10 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
     StringRef name = function.getName();
     if (llvm::is_contained(kDeviceRuntimeFunctions, name))
       continue;
-    return fail("kernel " + kernel + " calls @" + name +
-                ", which has no implementation on NVIDIA GPUs (no libdevice "
-                "is linked; math functions must be lowered to inline code)");
+    return oneLineError(
+        "kernel " + kernel + " calls @" + name +
+        ", which has no implementation on NVIDIA GPUs (no libdevice "
+        "is linked; math functions must be lowered to inline code)");
   }
   return Error::success();
 }
@@ -366,9 +361,6 @@ Expected<std::string> tegula::nvidia::emitPTX(Module &module, StringRef arch) {
   Expected<std::unique_ptr<TargetMachine>> machine = createMachine(arch);
   if (!machine)
     return machine.takeError();
-  if (module.getTargetTriple() != kTriple)
-    return fail("the module is not ready for NVPTX (triple '" +
-                module.getTargetTriple() + "'): run optimizeForNVPTX first");
   return tegula::backend::emitMachineCode(module, **machine, /*assembly=*/true,
                                           "the NVPTX back end", arch);
 }

@@ -80,12 +80,7 @@ uint64_t tegula::nvidia::getMaxSharedMemory(llvm::StringRef arch) {
 llvm::Expected<tegula::backend::KernelIR>
 tegula::nvidia::compileTileModule(ModuleOp module,
                                   const plugin::CompileRequest &request) {
-  const std::vector<std::string> &targets = getNvidiaTargets();
-  if (!llvm::is_contained(targets, request.target))
-    return compileError(TG_ERROR_INVALID_ARGUMENT,
-                        "the nvidia plugin compiles for " +
-                            llvm::join(targets, ", ") + ", not '" +
-                            request.target + "'");
+  // The kit has checked the target against getNvidiaTargets().
   const bool singleThread = request.value("lowering") == "single-thread";
   MLIRContext &context = *module.getContext();
   const std::string arch = getCodegenArch(request.target);
@@ -178,9 +173,7 @@ tegula::nvidia::compileTileModule(ModuleOp module,
     llvm::Expected<std::string> cubin =
         assemblePTX(*ptxas, image.ptx, arch, request.value("ptxas_options"));
     if (!cubin)
-      return compileError(TG_ERROR_INTERNAL,
-                          "kernel " + name + ": " +
-                              llvm::toString(cubin.takeError()));
+      return kernel.fail(TG_ERROR_INTERNAL, cubin.takeError());
     image.cubin = std::move(*cubin);
     kernel.clock.lap("ptxas");
   } else if (request.stage == "cubin") {

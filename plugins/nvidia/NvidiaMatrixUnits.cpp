@@ -4,6 +4,8 @@
 
 #include "NvidiaPtx.h"
 
+#include "tegula/BackendKit/HookSupport.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 

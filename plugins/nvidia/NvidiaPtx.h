@@ -1,8 +1,8 @@
-//===- NvidiaPtx.h - Inline PTX and constants for the NVIDIA plugin -*- C++ -*-===//
+//===- NvidiaPtx.h - Inline PTX for the NVIDIA plugin -----------*- C++ -*-===//
 //
 // The few builders the target hooks (NvidiaTargetHooks.cpp) and the matrix
 // units (NvidiaMatrixUnits.cpp) share: inline PTX statements on the LLVM
-// dialect and LLVM-dialect integer constants. Private to the plugin.
+// dialect. Private to the plugin.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,20 +34,6 @@ inline void buildSideEffectAsm(mlir::OpBuilder &builder, mlir::Location loc,
                                llvm::StringRef text) {
   buildPtx(builder, loc, mlir::LLVM::LLVMVoidType::get(builder.getContext()),
            mlir::ValueRange{}, text, "~{memory}", /*sideEffects=*/true);
-}
-
-/// An llvm.mlir.constant of type i32.
-inline mlir::Value constantI32(mlir::OpBuilder &builder, mlir::Location loc,
-                               int32_t value) {
-  return builder.create<mlir::LLVM::ConstantOp>(
-      loc, builder.getI32Type(), builder.getI32IntegerAttr(value));
-}
-
-/// An llvm.mlir.constant of type i64.
-inline mlir::Value constantI64(mlir::OpBuilder &builder, mlir::Location loc,
-                               int64_t value) {
-  return builder.create<mlir::LLVM::ConstantOp>(
-      loc, builder.getI64Type(), builder.getI64IntegerAttr(value));
 }
 
 } // namespace tegula::nvidia

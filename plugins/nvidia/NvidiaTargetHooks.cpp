@@ -21,54 +21,23 @@ using namespace tegula::backend;
 
 namespace {
 
-constexpr const char *kPrintFunction = "vprintf";
-constexpr const char *kAssertFunction = "__assertfail";
-/// Names of the string constants the hooks add: <prefix><n>.
-constexpr const char *kStringPrefix = "tegula_nv_str_";
 /// PTX address spaces.
 constexpr unsigned kGenericSpace = 0;
 constexpr unsigned kGlobalSpace = 1;
-
-Type ptrType(MLIRContext *context, unsigned space = kGenericSpace) {
-  return LLVM::LLVMPointerType::get(context, space);
-}
-
-/// Declares device function |name| of |type| in |module| unless it is
-/// there; fails (with an error) when the name is taken.
-LogicalResult declareFunction(OpBuilder &builder, Location loc, ModuleOp module,
-                              StringRef name, LLVM::LLVMFunctionType type) {
-  return tegula::backend::declareExternalFunction(builder, loc, module, name,
-                                                  type, "nvidia target hooks");
-}
-
-/// A generic pointer to a NUL-terminated constant copy of |text| in global
-/// memory (`tegula_nv_str_<n>`, shared by equal text).
-Value stringConstant(OpBuilder &builder, Location loc, ModuleOp module,
-                     StringRef text) {
-  Value address = builder.create<LLVM::AddressOfOp>(
-      loc, tegula::backend::getOrCreateStringGlobal(
-               builder, loc, module, kStringPrefix, text, kGlobalSpace));
-  return builder.create<LLVM::AddrSpaceCastOp>(
-      loc, ptrType(builder.getContext()), address);
-}
+constexpr const char *kWho = "nvidia target hooks";
 
 /// Calls vprintf(|format|, args) with |args| stored, naturally aligned, in a
-/// local buffer (the layout vprintf reads). The buffer is an alloca in the
-/// entry block of the enclosing llvm.func, so that prints in loops do not
-/// grow the stack.
-LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
-                         StringRef format, ValueRange args) {
+/// local buffer (the layout vprintf reads); the format lives in global
+/// memory. The buffer is an alloca in the entry block of the enclosing
+/// llvm.func, so that prints in loops do not grow the stack.
+LogicalResult callPrintf(OpBuilder &builder, Location loc, StringRef format,
+                         ValueRange args) {
   MLIRContext *context = builder.getContext();
   LLVM::LLVMFuncOp func = tegula::backend::getEnclosingLLVMFunction(builder);
   if (!func || func.getBody().empty())
     return emitError(loc) << "nvidia print: the code is not inside an "
                              "llvm.func with a body";
-  Type ptr = ptrType(context);
-  auto printfType =
-      LLVM::LLVMFunctionType::get(builder.getI32Type(), {ptr, ptr});
-  if (failed(declareFunction(builder, loc, module, kPrintFunction, printfType)))
-    return failure();
-
+  Type ptr = LLVM::LLVMPointerType::get(context, kGenericSpace);
   Value buffer;
   if (args.empty()) {
     buffer = builder.create<LLVM::ZeroOp>(loc, ptr);
@@ -92,10 +61,11 @@ LogicalResult callPrintf(OpBuilder &builder, Location loc, ModuleOp module,
       builder.create<LLVM::StoreOp>(loc, arg, field);
     }
   }
-  Value formatAddress = stringConstant(builder, loc, module, format);
-  builder.create<LLVM::CallOp>(loc, printfType, kPrintFunction,
-                               ValueRange{formatAddress, buffer});
-  return success();
+  auto printfType =
+      LLVM::LLVMFunctionType::get(builder.getI32Type(), {ptr, ptr});
+  return tegula::backend::callExternalFunction(builder, loc, "vprintf",
+                                               printfType, {format, buffer},
+                                               kWho, kGlobalSpace);
 }
 
 /// The special register of |axis| among %<name>.{x,y,z}, as i32.
@@ -213,17 +183,13 @@ public:
   /// `.extern .shared .align 1024 .b8 tegula_shared[]`: the launch's
   /// dynamic shared memory.
   std::optional<SharedScratch> getSharedScratch() const override {
-    return SharedScratch{kSharedMemorySymbol, /*alignment=*/1024,
-                         "nvidia target hooks"};
+    return SharedScratch{kSharedMemorySymbol, /*alignment=*/1024, kWho};
   }
   /// vprintf(format, args) (the kit's buildPrint and buildAssertFailure
   /// format Triton's lines).
   LogicalResult buildPrintf(OpBuilder &builder, Location loc, StringRef format,
                             ValueRange args) const override {
-    ModuleOp module = tegula::backend::getEnclosingModule(builder);
-    if (!module)
-      return emitError(loc) << "nvidia print: the code is not inside a module";
-    return callPrintf(builder, loc, module, format, args);
+    return callPrintf(builder, loc, format, args);
   }
   /// __assertfail(message, file, line, function, 1), which ends the kernel
   /// with CUDA_ERROR_ASSERT (after the kit printed the failed assertion's
@@ -233,24 +199,15 @@ public:
                            StringRef function) const override {
     // void __assertfail(const char *message, const char *file, unsigned line,
     //                   const char *function, size_t charSize)
-    MLIRContext *context = builder.getContext();
-    ModuleOp module = tegula::backend::getEnclosingModule(builder);
-    Type ptr = ptrType(context);
+    Type ptr = LLVM::LLVMPointerType::get(builder.getContext(), kGenericSpace);
     auto assertType = LLVM::LLVMFunctionType::get(
-        LLVM::LLVMVoidType::get(context),
+        LLVM::LLVMVoidType::get(builder.getContext()),
         {ptr, ptr, builder.getI32Type(), ptr, builder.getI64Type()});
-    if (failed(
-            declareFunction(builder, loc, module, kAssertFunction, assertType)))
-      return failure();
-    Value messageAddress = stringConstant(builder, loc, module, message);
-    Value fileAddress = stringConstant(builder, loc, module, file);
-    Value functionAddress = stringConstant(builder, loc, module, function);
-    builder.create<LLVM::CallOp>(
-        loc, assertType, kAssertFunction,
-        ValueRange{messageAddress, fileAddress,
-                   constantI32(builder, loc, static_cast<int32_t>(line)),
-                   functionAddress, constantI64(builder, loc, 1)});
-    return success();
+    return tegula::backend::callExternalFunction(
+        builder, loc, "__assertfail", assertType,
+        {message, file, constantI32(builder, loc, static_cast<int32_t>(line)),
+         function, constantI64(builder, loc, 1)},
+        kWho, kGlobalSpace);
   }
   /// cp.async (NvidiaAsyncCopy, NvidiaMatrixUnits.h).
   const tegula::backend::AsyncCopy *getAsyncCopy() const override {

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AmdCompiler.h"
 #include "AmdCodegen.h"
-#include "AmdImage.h"
 #include "AmdLinker.h"
 #include "AmdMatrixUnits.h"
 #include "AmdTargets.h"

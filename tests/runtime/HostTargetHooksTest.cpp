@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "HostCodegen.h"
 #include "HostTargetHooks.h"
+#include "HostCodegen.h"
 #include "TestSupport.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -209,7 +209,7 @@ TEST_F(HostTargetHooksTest, KernelBuiltFromTheHooksRuns) {
   int strings = 0, printDecls = 0, assertDecls = 0;
   module->walk([&](Operation *op) {
     if (auto global = dyn_cast<LLVM::GlobalOp>(op))
-      strings += global.getSymName().starts_with("tegula_host_str_");
+      strings += global.getSymName().starts_with("tegula_str_");
     if (auto func = dyn_cast<LLVM::LLVMFuncOp>(op)) {
       printDecls += func.getSymName() == "tegula_host_print";
       assertDecls += func.getSymName() == "tegula_host_assert_fail";

@@ -281,6 +281,11 @@ llvm::Expected<std::string>
 tegula::backend::emitMachineCode(llvm::Module &module,
                                  llvm::TargetMachine &machine, bool assembly,
                                  llvm::StringRef who, llvm::StringRef target) {
+  const std::string &triple = machine.getTargetTriple().str();
+  if (module.getTargetTriple() != triple)
+    return oneLineError(who + " cannot compile a module for triple '" +
+                        module.getTargetTriple() + "' (" + triple +
+                        " expected: prepare it with setKernelTarget)");
   LLVMDiagnosticCapture diagnostics(module.getContext());
   llvm::SmallString<0> out;
   {

@@ -71,15 +71,17 @@ Value tegula::backend::getOrDeclareSharedArray(OpBuilder &builder,
   return builder.create<LLVM::AddressOfOp>(loc, global);
 }
 
-LLVM::GlobalOp tegula::backend::getOrCreateStringGlobal(
-    OpBuilder &builder, Location loc, ModuleOp module, StringRef prefix,
-    StringRef text, unsigned addressSpace) {
+LLVM::GlobalOp tegula::backend::getOrCreateStringGlobal(OpBuilder &builder,
+                                                        Location loc,
+                                                        ModuleOp module,
+                                                        StringRef text,
+                                                        unsigned addressSpace) {
   std::string bytes = text.str();
   bytes.push_back('\0');
   StringAttr value = builder.getStringAttr(bytes);
   std::string name;
   for (unsigned n = 0;; ++n) {
-    name = prefix.str() + std::to_string(n);
+    name = "tegula_str_" + std::to_string(n);
     Operation *existing = module.lookupSymbol(name);
     if (!existing)
       break;
@@ -94,6 +96,50 @@ LLVM::GlobalOp tegula::backend::getOrCreateStringGlobal(
   return builder.create<LLVM::GlobalOp>(loc, type, /*isConstant=*/true,
                                         LLVM::Linkage::Internal, name, value,
                                         /*alignment=*/1, addressSpace);
+}
+
+FailureOr<LLVM::CallOp> tegula::backend::callExternalFunction(
+    OpBuilder &builder, Location loc, StringRef name,
+    LLVM::LLVMFunctionType type, ArrayRef<ExternalArgument> args, StringRef who,
+    unsigned stringSpace) {
+  ModuleOp module = getEnclosingModule(builder);
+  if (!module)
+    return emitError(loc) << who << ": a call of @" << name
+                          << " is built outside a module";
+  if (failed(declareExternalFunction(builder, loc, module, name, type, who)))
+    return failure();
+  SmallVector<Value> operands;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isText) {
+      operands.push_back(arg.value);
+      continue;
+    }
+    Value address = builder.create<LLVM::AddressOfOp>(
+        loc,
+        getOrCreateStringGlobal(builder, loc, module, arg.text, stringSpace));
+    auto parameter = i < type.getNumParams()
+                         ? dyn_cast<LLVM::LLVMPointerType>(type.getParamType(i))
+                         : LLVM::LLVMPointerType();
+    if (parameter && parameter.getAddressSpace() != stringSpace)
+      address = builder.create<LLVM::AddrSpaceCastOp>(loc, parameter, address);
+    operands.push_back(address);
+  }
+  auto call = builder.create<LLVM::CallOp>(loc, type, name, operands);
+  if (type.isVarArg())
+    call.setVarCalleeTypeAttr(TypeAttr::get(type));
+  return call;
+}
+
+Value tegula::backend::constantI32(OpBuilder &builder, Location loc,
+                                   int32_t value) {
+  return builder.create<LLVM::ConstantOp>(loc, builder.getI32Type(),
+                                          builder.getI32IntegerAttr(value));
+}
+
+Value tegula::backend::constantI64(OpBuilder &builder, Location loc,
+                                   int64_t value) {
+  return builder.create<LLVM::ConstantOp>(loc, builder.getI64Type(),
+                                          builder.getI64IntegerAttr(value));
 }
 
 std::string tegula::backend::escapePrintfText(llvm::StringRef text) {

@@ -275,6 +275,11 @@ void KernelIR::setDataToLLVMIR() {
   llvmModule->print(os, nullptr);
 }
 
+llvm::Error KernelIR::fail(int32_t code, llvm::Error cause) const {
+  return compileError(code, "kernel " + name() + ": " +
+                                llvm::toString(std::move(cause)));
+}
+
 llvm::Expected<KernelIR> tegula::backend::compileToLLVM(
     ModuleOp module, const PipelineTarget &target,
     llvm::function_ref<llvm::Error(ModuleOp, KernelIR &)> beforeTranslation) {

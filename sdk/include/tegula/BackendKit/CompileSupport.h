@@ -22,6 +22,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -92,9 +93,10 @@ void internalizeAllBut(llvm::Module &module, llvm::StringRef keep);
 
 /// Runs |machine|'s code generator on |module| (its triple and data layout
 /// already |machine|'s) and returns the assembly text or the object file,
-/// as |fileType| says. Errors, one line: "<who> cannot emit ..." when the
-/// target has no such output, "<who> cannot compile the kernel for
-/// <target>: <LLVM's errors>" when code generation reports any.
+/// as |assembly| says. Errors, one line: "<who> cannot compile a module for
+/// triple ..." for a module setKernelTarget did not prepare, "<who> cannot
+/// emit ..." when the target has no such output, "<who> cannot compile the
+/// kernel for <target>: <LLVM's errors>" when code generation reports any.
 llvm::Expected<std::string> emitMachineCode(llvm::Module &module,
                                             llvm::TargetMachine &machine,
                                             bool assembly, llvm::StringRef who,
@@ -112,6 +114,15 @@ void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine *machine,
 /// with LLVM's reason, when the text does not parse.
 llvm::Error runLLVMPipeline(llvm::Module &module, llvm::TargetMachine *machine,
                             llvm::StringRef pipeline, bool vectorize);
+
+/// Runs |Initializers| (a target's LLVMInitialize<Target>TargetInfo,
+/// ...Target, ...TargetMC, ...AsmPrinter, which libLLVM exports for every
+/// target it was built with) once per process, so that a plugin names and
+/// links only its own target.
+template <void (*...Initializers)()> void initializeTargetOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] { (Initializers(), ...); });
+}
 
 /// A GPU target machine for |triple| and |cpu| with |features| (the target
 /// initialized): code generation at LLVM's Default level, multiplies and

@@ -38,14 +38,46 @@ declareExternalFunction(mlir::OpBuilder &builder, mlir::Location loc,
                         llvm::StringRef who);
 
 /// An internal constant global in |addressSpace| holding |text| and a NUL:
-/// an existing `<prefix><n>` global with the same bytes, or a new one with
-/// the first free <n>.
+/// an existing `tegula_str_<n>` global with the same bytes, or a new one
+/// with the first free <n>.
 mlir::LLVM::GlobalOp getOrCreateStringGlobal(mlir::OpBuilder &builder,
                                              mlir::Location loc,
                                              mlir::ModuleOp module,
-                                             llvm::StringRef prefix,
                                              llvm::StringRef text,
                                              unsigned addressSpace = 0);
+
+/// An argument of callExternalFunction: a value, or text, passed as the
+/// address of its NUL-terminated constant copy (getOrCreateStringGlobal).
+class ExternalArgument {
+public:
+  ExternalArgument(mlir::Value value) : value(value) {}
+  ExternalArgument(llvm::StringRef text) : text(text), isText(true) {}
+  ExternalArgument(const char *text) : text(text), isText(true) {}
+  ExternalArgument(const std::string &text) : text(text), isText(true) {}
+
+  mlir::Value value;
+  llvm::StringRef text;
+  bool isText = false;
+};
+
+/// Calls the external function |name| of |type| (a runtime's printf,
+/// assert or builtin) with |args|, declaring it in the enclosing module on
+/// first use (declareExternalFunction, errors naming |who|). Text lives in
+/// |stringSpace| and its address is cast to the parameter's address space
+/// where they differ (CUDA: strings in global memory, parameters generic).
+/// Fails, after an error at |loc|, outside a module or when |name| is
+/// taken.
+mlir::FailureOr<mlir::LLVM::CallOp>
+callExternalFunction(mlir::OpBuilder &builder, mlir::Location loc,
+                     llvm::StringRef name, mlir::LLVM::LLVMFunctionType type,
+                     llvm::ArrayRef<ExternalArgument> args, llvm::StringRef who,
+                     unsigned stringSpace = 0);
+
+/// An llvm.mlir.constant of type i32 or i64.
+mlir::Value constantI32(mlir::OpBuilder &builder, mlir::Location loc,
+                        int32_t value);
+mlir::Value constantI64(mlir::OpBuilder &builder, mlir::Location loc,
+                        int64_t value);
 
 /// The address of |module|'s external `[0 x i8]` array @|symbol| in
 /// |addressSpace| (the shared memory a target's scratch lives in; its code
@@ -94,20 +126,18 @@ mlir::Value toF64(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::FailureOr<PrintfCall>
 formatDevicePrint(mlir::OpBuilder &builder, mlir::Location loc,
                   mlir::ValueRange programIds, llvm::StringRef prefix,
-                  mlir::Value index, mlir::Value value, bool isSigned,
-                  bool hex, llvm::StringRef who);
+                  mlir::Value index, mlir::Value value, bool isSigned, bool hex,
+                  llvm::StringRef who);
 
 /// The line a failed `tl.device_assert` writes before the target stops the
 /// kernel: "device_assert failed at FILE:LINE in FUNCTION: MESSAGE (program
 /// (%u, %u, %u), element %lld)\n" (no element for a scalar), the line the
 /// host plugin makes its launch error of. Fails, naming |who|, for an
 /// index that is not an integer.
-mlir::FailureOr<PrintfCall>
-formatAssertFailure(mlir::OpBuilder &builder, mlir::Location loc,
-                    mlir::ValueRange programIds, llvm::StringRef message,
-                    llvm::StringRef file, unsigned line,
-                    llvm::StringRef function, mlir::Value index,
-                    llvm::StringRef who);
+mlir::FailureOr<PrintfCall> formatAssertFailure(
+    mlir::OpBuilder &builder, mlir::Location loc, mlir::ValueRange programIds,
+    llvm::StringRef message, llvm::StringRef file, unsigned line,
+    llvm::StringRef function, mlir::Value index, llvm::StringRef who);
 
 } // namespace tegula::backend
 

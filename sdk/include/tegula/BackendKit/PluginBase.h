@@ -41,6 +41,7 @@
 
 #include "tegula/plugin_support.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -590,10 +591,20 @@ public:
     return optionInfos;
   }
 
-  /// Checks |request|'s stage and options against the declarations and fills
-  /// its resolved values; the error names the option (or the environment
-  /// variable) and what it accepts.
+  /// Checks |request|'s target, stage and options against the declarations
+  /// and fills its resolved values; the error names the target or option
+  /// (or the environment variable) and what is accepted.
   Status resolve(CompileRequest &request) const {
+    const std::vector<std::string> &targets = identity.targets;
+    if (std::find(targets.begin(), targets.end(), request.target) ==
+        targets.end()) {
+      std::string names;
+      for (const std::string &target : targets)
+        names += (names.empty() ? "" : ", ") + target;
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    "the " + identity.name + " plugin compiles for " + names +
+                        ", not '" + request.target + "'");
+    }
     if (request.stage != "image") {
       bool declared = false;
       std::string names = "image";

@@ -258,6 +258,9 @@ struct KernelIR {
   const std::string &name() const { return lowered.name; }
   /// Sets the image's data to |module|'s text (the "llvm-ir" stages).
   void setDataToLLVMIR();
+  /// A CompileError |code|: "kernel <name>: <cause>" (|cause| consumed),
+  /// for a code generator's or a tool's failure.
+  llvm::Error fail(int32_t code, llvm::Error cause) const;
 };
 
 /// The kit's pipeline over |module|: resolveNumWarps, runLayoutStages (when
@@ -286,7 +289,15 @@ plugin::Status compileRequest(
 class CompilerPlugin : public plugin::PluginBase {
 public:
   /// The backend's compile of one tile module, for any of its targets,
-  /// with or without a device.
+  /// with or without a device: |module| (one public tile.func) compiled in
+  /// place for |request|'s target, options and stage, giving the image, or
+  /// the stage's output alone, as the kernel's image data. Errors are
+  /// CompileErrors: TG_ERROR_INVALID_ARGUMENT for an unknown target, bad
+  /// options, or a kernel the layouts or the lowering reject;
+  /// TG_ERROR_UNIMPLEMENTED for what the backend or the target lacks (an
+  /// op, a function, an intrinsic); TG_ERROR_INTERNAL for a failure past
+  /// the lowering (a code generator's or a tool's, its complaint included).
+  /// Called from several threads at once, each compile on its own context.
   using CompileFunction = llvm::Expected<KernelIR> (*)(
       mlir::ModuleOp module, const plugin::CompileRequest &request);
 

@@ -29,6 +29,17 @@
 #include <mutex>
 #include <string>
 
+/// A member of a vendor table named after the entry point |fn| of the
+/// vendor's header and of its exact type, null until resolved. With an
+/// X-macro list of the entry points a plugin calls, the table is one line
+/// and so is its resolution:
+///
+///   #define TEGULA_HIP_ENTRIES(X) X(hipInit) X(hipGetDeviceCount)
+///   struct HipRuntime { TEGULA_HIP_ENTRIES(TEGULA_VENDOR_MEMBER) };
+///   #define RESOLVE(fn) library.resolve(table.fn, {#fn});
+///   TEGULA_HIP_ENTRIES(RESOLVE)
+#define TEGULA_VENDOR_MEMBER(fn) decltype(&::fn) fn = nullptr;
+
 namespace tegula::backend {
 
 class VendorLibrary {

@@ -33,6 +33,7 @@
 #include "HostJIT.h"
 #include "HostLauncher.h"
 
+#include "tegula/BackendKit/DeviceSupport.h"
 #include "tegula/BackendKit/HostQueues.h"
 #include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/PluginBase.h"
@@ -221,14 +222,7 @@ public:
     props.memory_clock_khz = 0;
   }
 
-  Status allocate(uint64_t size,
-                  std::unique_ptr<BufferBase> &buffer) override {
-    if (props.global_memory && size > props.global_memory)
-      return Status(TG_ERROR_OUT_OF_MEMORY,
-                    "cannot allocate " + std::to_string(size) +
-                        " bytes: the host has " +
-                        std::to_string(props.global_memory) +
-                        " bytes of memory");
+  Status allocate(uint64_t size, std::unique_ptr<BufferBase> &buffer) override {
     // aligned_alloc wants a multiple of the alignment; 0 bytes gets one line.
     uint64_t rounded = std::max<uint64_t>(
         (size + kAlignment - 1) / kAlignment * kAlignment, kAlignment);
@@ -313,40 +307,21 @@ private:
   std::shared_ptr<HostCode> code;
 };
 
-class HostModule : public ModuleBase {
-public:
-  HostModule(HostDevice &device, std::shared_ptr<HostCode> code)
-      : ModuleBase(device), code(code), kernel(*this, device, code) {}
-
-  Status getKernel(const std::string &name, KernelBase *&out) override {
-    if (name != code->kernelName())
-      return Status(TG_ERROR_NOT_FOUND, "no kernel '" + name +
-                                            "' in the module (it holds '" +
-                                            code->kernelName() + "')");
-    out = &kernel;
-    return Status::success();
-  }
-
-private:
-  std::shared_ptr<HostCode> code;
-  HostKernel kernel;
-};
-
 Status HostDevice::loadModule(const void *image, size_t size,
                               std::unique_ptr<ModuleBase> &module) {
   llvm::Expected<tegula::host::HostImage> decoded =
       tegula::backend::readImage<tegula::host::HostImage>(image, size);
   if (!decoded)
     return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(decoded.takeError()));
-  std::string target = "host:" + arch;
-  if (decoded->target != target)
-    return Status(TG_ERROR_INVALID_ARGUMENT,
-                  "the image of kernel " + decoded->kernelName + " is for " +
-                      decoded->target + ", this device is " + target);
+  if (Status status = tegula::backend::checkImageTarget(
+          *this, decoded->kernelName, decoded->target);
+      !status.ok())
+    return status;
   llvm::Expected<std::shared_ptr<HostCode>> code = HostCode::load(*decoded);
   if (!code)
     return Status(TG_ERROR_INVALID_FORMAT, llvm::toString(code.takeError()));
-  module = std::make_unique<HostModule>(*this, std::move(*code));
+  module = std::make_unique<SingleKernelModule<HostKernel>>(
+      *this, decoded->kernelName, *this, std::move(*code));
   return Status::success();
 }
 

@@ -2,6 +2,7 @@
 
 #include "CudaDriver.h"
 
+#include "tegula/BackendKit/DeviceSupport.h"
 #include "tegula/BackendKit/VendorLibrary.h"
 
 #include <string>
@@ -29,17 +30,12 @@ std::string CudaDriver::load() {
 }
 
 std::string CudaDriver::describe(CUresult result) const {
-  const char *name = nullptr;
-  std::string text;
-  if (cuGetErrorName && cuGetErrorName(result, &name) == CUDA_SUCCESS && name)
-    text = std::string(name) + " (" + std::to_string(result) + ")";
-  else
-    text = "CUDA error " + std::to_string(result);
-  const char *meaning = nullptr;
-  if (cuGetErrorString && cuGetErrorString(result, &meaning) == CUDA_SUCCESS &&
-      meaning)
-    text += std::string(": ") + meaning;
-  return text;
+  const char *name = nullptr, *meaning = nullptr;
+  if (cuGetErrorName && cuGetErrorName(result, &name) != CUDA_SUCCESS)
+    name = nullptr;
+  if (cuGetErrorString && cuGetErrorString(result, &meaning) != CUDA_SUCCESS)
+    meaning = nullptr;
+  return tegula::backend::describeDriverError("CUDA", result, name, meaning);
 }
 
 int CudaDriver::attribute(int attr, CUdevice device) const {

@@ -61,8 +61,6 @@ constexpr uint64_t kDefaultSharedMemoryLimit = 48 * 1024;
 
 /// CUjit_option values for cuModuleLoadDataEx.
 enum CUjitOption : int {
-  CU_JIT_INFO_LOG_BUFFER = 3,
-  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
   CU_JIT_ERROR_LOG_BUFFER = 5,
   CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6,
 };

@@ -1,4 +1,5 @@
-//===- NvidiaDevice.h - Memory, streams, modules and launch on CUDA -*- C++ -*-===//
+//===- NvidiaDevice.h - Memory, streams, modules and launch on CUDA -*- C++
+//-*-===//
 //
 // A CUDA device of the NVIDIA plugin, through the driver API (CudaDriver.h):
 //
@@ -15,12 +16,12 @@
 //    an error of a kernel launched in a stream surfaces at its next
 //    synchronize, which names the kernels launched since the last one.
 //  - Events: cuEvent* with timing.
-//  - Modules: an NVIDIA image (NvidiaImage.h); its cubin when it was made
-//    for this device's arch, else its PTX, compiled by the driver.
-//  - Launch: the packed arguments (runtime.h) become cuLaunchKernel's
-//    kernelParams, one pointer into them per argument; dynamic shared
-//    memory = the kernel's own plus what the launch asks for, opted in
-//    above 48 KiB.
+//  - Modules: an NVIDIA image (NvidiaImage.h) that checkImage accepts: its
+//    cubin made for this arch, else its PTX, which the driver compiles.
+//  - Launch: checked by the kit's GpuKernel (DeviceSupport.h), which makes
+//    the packed arguments (runtime.h) cuLaunchKernel's kernelParams, one
+//    pointer per argument; dynamic shared memory = the kernel's own plus
+//    what the launch asks for, opted in above 48 KiB.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,7 @@
 
 #include "CudaDriver.h"
 
+#include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/PluginBase.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -39,33 +41,13 @@
 
 namespace tegula::nvidia {
 
-class CudaDevice;
-
-/// Makes |device|'s primary context current on this thread while it lives,
-/// retaining it on first use; restores the thread's previous context.
-class ContextScope {
-public:
-  explicit ContextScope(CudaDevice &device);
-  ~ContextScope();
-  ContextScope(const ContextScope &) = delete;
-  ContextScope &operator=(const ContextScope &) = delete;
-
-  /// Success, or why the context cannot be made current.
-  const plugin::Status &status() const { return result; }
-  bool ok() const { return result.ok(); }
-
-private:
-  CudaDevice &device;
-  CUcontext previous = nullptr;
-  bool restore = false;
-  plugin::Status result;
-};
-
 /// One CUDA device. Properties are filled at discovery (|props|).
 class CudaDevice : public plugin::PropertiesDevice {
 public:
   CudaDevice(plugin::PluginBase &plugin, const CudaDriver &driver,
-             CUdevice handle, std::string name, std::string arch);
+             CUdevice handle, std::string name, std::string arch)
+      : PropertiesDevice(plugin, std::move(name), std::move(arch)), cu(driver),
+        handle(handle) {}
   ~CudaDevice() override;
 
   plugin::Status allocate(uint64_t size,
@@ -101,29 +83,32 @@ public:
 
   /// Status(code for |result|, "<what>: <the driver's error>").
   plugin::Status failure(const std::string &what, CUresult result) const;
+  /// The outcome of a wait for kernels that returned |result|: success, or
+  /// failure() naming |what| and the device_assert CUDA_ERROR_ASSERT means.
+  plugin::Status waitStatus(const std::string &what, CUresult result) const;
 
-  /// Waits for |stream|'s work (the legacy default stream for a NULL one);
-  /// |what| names the operation in an error.
-  plugin::Status finish(plugin::StreamBase *stream, const std::string &what);
+  /// Makes |call| (a driver call) in the device's context: success, or
+  /// failure() naming |what|.
+  plugin::Status run(const std::string &what,
+                     llvm::function_ref<CUresult()> call);
 
-  /// A memory operation of |size| bytes (nothing for 0) on |stream|:
-  /// |enqueue| makes the driver call on its CUstream in the device's
-  /// context, then finish(); |what| names it in errors ("buffer write").
+  /// A memory operation of |size| bytes on |stream|: |enqueue| makes the
+  /// driver call on its CUstream, then, for a NULL stream, waits for the
+  /// legacy default stream; |what| names it in errors ("buffer write").
   plugin::Status transfer(const char *what, uint64_t size,
                           plugin::StreamBase *stream,
                           llvm::function_ref<CUresult(CUstream)> enqueue);
 
   const CudaDriver &cu;
   const CUdevice handle;
-  /// cuDeviceGetAttribute answers kept for launch checks.
-  unsigned maxGrid[3] = {0x7fffffff, 65535, 65535};
-  uint64_t maxSharedOptin = kDefaultSharedMemoryLimit;
+  /// The device's own launch limits (maxGrid, maxSharedBytes), from
+  /// cuDeviceGetAttribute at discovery.
+  plugin::LaunchLimits limits;
 
 private:
-  std::mutex contextMutex;
+  std::once_flag contextOnce;
   CUcontext primary = nullptr;
   plugin::Status contextFailure;
-  bool contextTried = false;
 };
 
 } // namespace tegula::nvidia

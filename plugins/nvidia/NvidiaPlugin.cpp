@@ -23,12 +23,7 @@
 
 #include "tegula/BackendKit/PluginBase.h"
 
-#include "mlir/IR/MLIRContext.h"
-
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/raw_ostream.h"
-
-#include <cstdlib>
 
 #include <cstdio>
 #include <memory>
@@ -37,7 +32,6 @@
 
 using namespace tegula::plugin;
 using namespace tegula::nvidia;
-using tegula::backend::toStatus;
 
 namespace {
 
@@ -90,10 +84,11 @@ public:
   }
 
 private:
-  /// The targets besides |arch| whose images a device of |arch| loads, best
-  /// first, as CudaDevice::loadModule accepts them: the arch-specific
-  /// variant (sm_90a code on sm_90), then the PTX of older archs without
-  /// arch-specific features, newest first.
+  /// The targets besides |arch| whose images a device of |arch| runs, best
+  /// first: the arch-specific variant (sm_90a code on sm_90), then older
+  /// targets whose code has no arch-specific features (PTX the driver
+  /// compiles for |arch|), newest first. CudaDevice::loadModule accepts
+  /// exactly these.
   static std::vector<std::string> compatibleArchs(const std::string &arch) {
     std::vector<std::string> archs;
     unsigned sm = getSmVersion(arch);
@@ -101,7 +96,7 @@ private:
     if (llvm::is_contained(targets, arch + "a"))
       archs.push_back(arch + "a");
     for (auto it = targets.rbegin(); it != targets.rend(); ++it)
-      if (it->back() != 'a' && *it != arch && getSmVersion(*it) < sm)
+      if (getCodegenArch(*it).back() != 'a' && getSmVersion(*it) < sm)
         archs.push_back(*it);
     return archs;
   }
@@ -150,13 +145,11 @@ private:
           optin ? optin
                 : cu.attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
                                device);
-      dev->maxSharedOptin = p.shared_memory_per_block;
-      const int gridAttributes[3] = {CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-                                     CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z};
+      dev->limits.maxSharedBytes = p.shared_memory_per_block;
+      // X, Y and Z are consecutive attributes; 0 (no limit) when unknown.
       for (int d = 0; d < 3; ++d)
-        if (int limit = cu.attribute(gridAttributes[d], device); limit > 0)
-          dev->maxGrid[d] = static_cast<unsigned>(limit);
+        dev->limits.maxGrid[d] = static_cast<uint32_t>(
+            cu.attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X + d, device));
       size_t bytes = 0;
       if (cu.cuDeviceTotalMem(&bytes, device) == CUDA_SUCCESS)
         p.global_memory = bytes;

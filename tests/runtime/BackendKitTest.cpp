@@ -257,6 +257,7 @@ public:
     props.name = "kit device";
     props.arch = "kitarch";
     props.warp_size = 32;
+    props.global_memory = 1 << 20;
   }
   const tg_device_properties &properties() const override { return props; }
   Status createStream(std::unique_ptr<StreamBase> &) override {
@@ -528,6 +529,77 @@ TEST(PluginBase, WrapsANativeStreamAndDestroysOnlyTheWrapper) {
   done.struct_size = sizeof(done);
   done.plugin = init.plugin;
   EXPECT_EQ(take(api, api->plugin_destroy(&done)).first, TG_SUCCESS);
+}
+
+//===-- PluginBase: what the table answers itself ---------------------------===//
+
+/// An event whose record() fails while |fail| is set.
+class KitEvent : public EventBase {
+public:
+  using EventBase::EventBase;
+  Status record(StreamBase &) override {
+    return fail ? Status(TG_ERROR_DEVICE, "record failed") : Status::success();
+  }
+  Status synchronize() override { return Status::success(); }
+  Status elapsedSince(EventBase &, float &milliseconds) override {
+    milliseconds = 2.5f;
+    return Status::success();
+  }
+  bool fail = false;
+};
+
+TEST_F(PluginBaseTable, AnswersWhatNeedsNoDevice) {
+  // More than the device's memory never reaches allocate().
+  tg_buffer_alloc_args alloc{};
+  alloc.struct_size = sizeof(alloc);
+  alloc.device = device;
+  alloc.size = 2 << 20;
+  EXPECT_EQ(take(api, api->buffer_alloc(&alloc)),
+            std::make_pair(int32_t(TG_ERROR_OUT_OF_MEMORY),
+                           std::string("cannot allocate 2097152 bytes: kit "
+                                       "device has 1048576 bytes of memory")));
+
+  // Zero bytes: nothing to do, so the device (which cannot write) is not
+  // asked.
+  auto &kitDevice = static_cast<DeviceBase &>(*device);
+  BufferBase buffer(kitDevice, 16, 0x1000);
+  char byte = 0;
+  tg_buffer_write_args write{};
+  write.struct_size = sizeof(write);
+  write.dst = &buffer;
+  write.src = &byte;
+  EXPECT_EQ(take(api, api->buffer_write(&write)).first, TG_SUCCESS);
+  write.size = 1;
+  EXPECT_EQ(take(api, api->buffer_write(&write)).first,
+            TG_ERROR_UNIMPLEMENTED);
+
+  // The elapsed time of an event never recorded (a failed record counts as
+  // none) is refused before the event is asked.
+  int syncs = 0;
+  CountingStream stream(kitDevice, 0, syncs);
+  KitEvent start(kitDevice), end(kitDevice);
+  auto record = [&](KitEvent &event) {
+    tg_event_record_args args{};
+    args.struct_size = sizeof(args);
+    args.event = &event;
+    args.stream = &stream;
+    return take(api, api->event_record(&args)).first;
+  };
+  tg_event_elapsed_time_args elapsed{};
+  elapsed.struct_size = sizeof(elapsed);
+  elapsed.start = &start;
+  elapsed.end = &end;
+  start.fail = true;
+  EXPECT_EQ(record(start), TG_ERROR_DEVICE);
+  EXPECT_EQ(record(end), TG_SUCCESS);
+  EXPECT_EQ(take(api, api->event_elapsed_time(&elapsed)),
+            std::make_pair(int32_t(TG_ERROR_INVALID_ARGUMENT),
+                           std::string("elapsed time: the start event was "
+                                       "never recorded")));
+  start.fail = false;
+  EXPECT_EQ(record(start), TG_SUCCESS);
+  EXPECT_EQ(take(api, api->event_elapsed_time(&elapsed)).first, TG_SUCCESS);
+  EXPECT_EQ(elapsed.milliseconds, 2.5f);
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tegula/BackendKit/HostQueues.h"
+#include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/PluginBase.h"
 
 #include <algorithm>
@@ -57,21 +58,6 @@ private:
   SampleDevice &device;
 };
 
-class SampleModule : public ModuleBase {
-public:
-  SampleModule(SampleDevice &device);
-  Status getKernel(const std::string &name, KernelBase *&kernel) override {
-    if (name != "fill_u32")
-      return Status(TG_ERROR_NOT_FOUND,
-                    "no kernel named '" + name + "' in the module");
-    kernel = &fill;
-    return Status::success();
-  }
-
-private:
-  SampleKernel fill;
-};
-
 // Buffer copies, streams and events come from the SDK's host kit
 // (HostMemoryDevice, HostStream, HostEvent in HostQueues.h): a real backend
 // replaces them with its driver's calls.
@@ -89,10 +75,7 @@ public:
 
   Status allocate(uint64_t size,
                   std::unique_ptr<BufferBase> &buffer) override {
-    if (size > kGlobalMemory)
-      return Status(TG_ERROR_OUT_OF_MEMORY,
-                    "cannot allocate " + std::to_string(size) +
-                        " bytes on a 1 GiB device");
+    // The kit has refused more than props.global_memory.
     void *bytes = HostBuffer::allocateAligned(size);
     if (!bytes)
       return Status(TG_ERROR_OUT_OF_MEMORY, "host allocation failed");
@@ -125,7 +108,9 @@ public:
     std::string text(static_cast<const char *>(image), size);
     if (text != std::string(kImageMagic) + "fill_u32")
       return Status(TG_ERROR_INVALID_FORMAT, "not a sample image");
-    module = std::make_unique<SampleModule>(*this);
+    // An image holds one kernel: the kit's module finds it by name.
+    module = std::make_unique<SingleKernelModule<SampleKernel>>(
+        *this, "fill_u32", *this);
     return Status::success();
   }
 
@@ -139,16 +124,14 @@ SampleBuffer::~SampleBuffer() {
   static_cast<SampleDevice &>(device()).forget(*this);
 }
 
-SampleModule::SampleModule(SampleDevice &device)
-    : ModuleBase(device), fill(*this, device) {}
-
 Status SampleKernel::launch(const LaunchRequest &request) {
   // fill_u32(u32* out, u32 value, i32 n) packed by the kernel ABI: out at 0,
-  // value at 8, n at 12, 16 bytes in all.
-  if (request.packedArgsSize != 16)
-    return Status(TG_ERROR_INVALID_ARGUMENT,
-                  "fill_u32 takes 16 bytes of packed arguments, got " +
-                      std::to_string(request.packedArgsSize));
+  // value at 8, n at 12, 16 bytes in all. The kit's checks refuse a grid
+  // with a zero dimension and short arguments in every backend's words.
+  LaunchLimits limits;
+  limits.packedArgsSize = 16;
+  if (Status status = checkLaunch("fill_u32", request, limits); !status.ok())
+    return status;
   const auto *packed = static_cast<const uint8_t *>(request.packedArgs);
   uint64_t out;
   uint32_t value;

@@ -151,6 +151,18 @@ public:
     return names;
   }
 
+  /// |wait| naming the kernels so far, for the error of a wait that failed:
+  /// "stream synchronize (kernels launched in the stream since its last
+  /// synchronize: a, b)" for "stream synchronize", |wait| alone when there
+  /// were none; the log starts again.
+  std::string describeAndTake(std::string wait) {
+    std::string names = take();
+    if (!names.empty())
+      wait += " (kernels launched in the stream since its last synchronize: " +
+              names + ")";
+    return wait;
+  }
+
 private:
   std::mutex mutex;
   std::string launched;

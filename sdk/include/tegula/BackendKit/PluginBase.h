@@ -42,6 +42,7 @@
 #include "tegula/plugin_support.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -160,9 +161,12 @@ public:
   virtual Status record(StreamBase &stream) = 0;
   /// Waits until the recorded point has been reached.
   virtual Status synchronize() = 0;
-  /// Milliseconds from |start| to this event, both recorded and complete;
-  /// an error if either was never recorded.
+  /// Milliseconds from |start| to this event, both recorded and complete
+  /// (the kit has refused events never recorded).
   virtual Status elapsedSince(EventBase &start, float &milliseconds) = 0;
+
+  /// Set by the kit once record() has succeeded.
+  std::atomic<bool> everRecorded{false};
 
 private:
   DeviceBase &owner;
@@ -202,6 +206,34 @@ public:
 
 private:
   DeviceBase &owner;
+};
+
+/// A module of one kernel, the usual case (an image holds one kernel): the
+/// module owns a |KernelT|, constructed from the module and |args|, and
+/// getKernel() finds it by |kernelName| or says which kernel the module
+/// holds. Derive from it to release the driver's module when it is deleted.
+template <typename KernelT> class SingleKernelModule : public ModuleBase {
+public:
+  template <typename... Args>
+  SingleKernelModule(DeviceBase &device, std::string kernelName, Args &&...args)
+      : ModuleBase(device), name(std::move(kernelName)),
+        only(*this, std::forward<Args>(args)...) {}
+
+  Status getKernel(const std::string &wanted, KernelBase *&kernel) override {
+    if (wanted != name)
+      return Status(TG_ERROR_NOT_FOUND, "no kernel '" + wanted +
+                                            "' in the module (it holds '" +
+                                            name + "')");
+    kernel = &only;
+    return Status::success();
+  }
+
+  const std::string &kernelName() const { return name; }
+  KernelT &kernel() { return only; }
+
+private:
+  std::string name;
+  KernelT only;
 };
 
 /// A compiled kernel image and its metadata, owning every byte and string
@@ -420,13 +452,15 @@ public:
   /// struct holds.
   virtual const tg_device_properties &properties() const = 0;
 
-  /// Allocates |size| bytes (0 is allowed).
+  /// Allocates |size| bytes (0 is allowed); the kit has refused more than
+  /// properties().global_memory, when it is known.
   virtual Status allocate(uint64_t size, std::unique_ptr<BufferBase> &buffer) {
     return Status::unimplemented("buffer_alloc");
   }
   // In the copies, a NULL |stream| means "complete before returning";
   // otherwise the work is ordered in the stream and host memory stays valid
-  // until it is synchronized.
+  // until it is synchronized. The kit answers zero bytes itself: nothing to
+  // do, in a stream or not.
   /// Host to device.
   virtual Status write(BufferBase &dst, uint64_t dstOffset, const void *src,
                        uint64_t size, StreamBase *stream) {
@@ -819,8 +853,16 @@ inline tg_error_t *bufferAlloc(tg_buffer_alloc_args *args) {
   TG_CHECK_ARGS(args, tg_buffer_alloc_args, device_address);
   TG_KIT_REQUIRE(args->device, "device");
   return call([&] {
+    auto &device = as<DeviceBase>(args->device);
+    const tg_device_properties &props = device.properties();
+    if (props.global_memory && args->size > props.global_memory)
+      return Status(TG_ERROR_OUT_OF_MEMORY,
+                    "cannot allocate " + std::to_string(args->size) +
+                        " bytes: " + (props.name ? props.name : "the device") +
+                        " has " + std::to_string(props.global_memory) +
+                        " bytes of memory");
     std::unique_ptr<BufferBase> buffer;
-    Status status = as<DeviceBase>(args->device).allocate(args->size, buffer);
+    Status status = device.allocate(args->size, buffer);
     if (status.ok() && !buffer)
       return Status(TG_ERROR_INTERNAL, "allocate succeeded without a buffer");
     if (status.ok()) {
@@ -846,6 +888,8 @@ inline StreamBase *streamOf(tg_stream_t *stream) {
 inline tg_error_t *bufferWrite(tg_buffer_write_args *args) {
   TG_CHECK_ARGS(args, tg_buffer_write_args, size);
   TG_KIT_REQUIRE(args->dst, "dst");
+  if (args->size == 0)
+    return nullptr;
   BufferBase &dst = as<BufferBase>(args->dst);
   return call([&] {
     return dst.device().write(dst, args->dst_offset, args->src, args->size,
@@ -856,6 +900,8 @@ inline tg_error_t *bufferWrite(tg_buffer_write_args *args) {
 inline tg_error_t *bufferRead(tg_buffer_read_args *args) {
   TG_CHECK_ARGS(args, tg_buffer_read_args, size);
   TG_KIT_REQUIRE(args->src, "src");
+  if (args->size == 0)
+    return nullptr;
   BufferBase &src = as<BufferBase>(args->src);
   return call([&] {
     return src.device().read(args->dst, src, args->src_offset, args->size,
@@ -867,6 +913,8 @@ inline tg_error_t *bufferCopy(tg_buffer_copy_args *args) {
   TG_CHECK_ARGS(args, tg_buffer_copy_args, size);
   TG_KIT_REQUIRE(args->dst, "dst");
   TG_KIT_REQUIRE(args->src, "src");
+  if (args->size == 0)
+    return nullptr;
   BufferBase &dst = as<BufferBase>(args->dst);
   return call([&] {
     return dst.device().copy(dst, args->dst_offset, as<BufferBase>(args->src),
@@ -878,6 +926,8 @@ inline tg_error_t *bufferCopy(tg_buffer_copy_args *args) {
 inline tg_error_t *bufferMemset(tg_buffer_memset_args *args) {
   TG_CHECK_ARGS(args, tg_buffer_memset_args, value);
   TG_KIT_REQUIRE(args->buffer, "buffer");
+  if (args->size == 0)
+    return nullptr;
   BufferBase &buffer = as<BufferBase>(args->buffer);
   return call([&] {
     return buffer.device().memset(buffer, args->offset, args->size,
@@ -966,7 +1016,11 @@ inline tg_error_t *eventRecord(tg_event_record_args *args) {
   TG_KIT_REQUIRE(args->event, "event");
   TG_KIT_REQUIRE(args->stream, "stream");
   return call([&] {
-    return as<EventBase>(args->event).record(as<StreamBase>(args->stream));
+    auto &event = as<EventBase>(args->event);
+    Status status = event.record(as<StreamBase>(args->stream));
+    if (status.ok())
+      event.everRecorded = true;
+    return status;
   });
 }
 
@@ -981,8 +1035,13 @@ inline tg_error_t *eventElapsedTime(tg_event_elapsed_time_args *args) {
   TG_KIT_REQUIRE(args->start, "start");
   TG_KIT_REQUIRE(args->end, "end");
   return call([&] {
-    return as<EventBase>(args->end).elapsedSince(as<EventBase>(args->start),
-                                                 args->milliseconds);
+    auto &start = as<EventBase>(args->start), &end = as<EventBase>(args->end);
+    if (!start.everRecorded || !end.everRecorded)
+      return Status(TG_ERROR_INVALID_ARGUMENT,
+                    std::string("elapsed time: the ") +
+                        (start.everRecorded ? "end" : "start") +
+                        " event was never recorded");
+    return end.elapsedSince(start, args->milliseconds);
   });
 }
 

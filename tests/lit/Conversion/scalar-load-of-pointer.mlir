@@ -1,4 +1,4 @@
-// Regression test; the bug it caught (LoadStore.cpp, lowerScalarLoad): a scalar load of a pointer
+// Regression test; the bug it caught (LoadStore.cpp, lowerScalarAccess for a load): a scalar load of a pointer
 // (!tile.ptr<!tile.ptr<T>>) loads storageType(pointer) = i64 and maps the
 // result to that i64, but scalar pointers are !llvm.ptr everywhere else:
 //  - unmasked, any use as a pointer fails to verify ("'llvm.load' op operand

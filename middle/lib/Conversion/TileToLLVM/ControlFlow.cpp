@@ -17,11 +17,20 @@ using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
 
-LogicalResult RegionCarrier::lowerBody(Block &block) {
-  for (Operation &inner : block.without_terminator())
-    if (failed(lowerOp(&inner)))
+static LogicalResult lowerEach(RegionCarrier &carrier,
+                               llvm::iterator_range<Block::iterator> ops) {
+  for (Operation &op : ops)
+    if (failed(carrier.lowerOp(&op)))
       return failure();
   return success();
+}
+
+LogicalResult RegionCarrier::lowerBody(Block &block) {
+  return lowerEach(*this, block.without_terminator());
+}
+
+LogicalResult RegionCarrier::lowerBlock(Block &block) {
+  return lowerEach(*this, block.getOperations());
 }
 
 namespace {

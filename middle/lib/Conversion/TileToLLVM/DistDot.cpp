@@ -423,12 +423,9 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
   return success();
 }
 
-LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
+LogicalResult lowerDot(DistLowerer &l, tile::DotOp op, const DotTypes &types) {
+  auto [aType, bType, dType, aElem, bElem, dElem, acc] = types;
   Location loc = op.getLoc();
-  OpBuilder &b = l.b;
-  auto [aType, bType, dType, aElem, bElem, dElem] = DotTypes(op);
-  if (std::optional<std::string> why = unsupportedDotTypes(op))
-    return l.unsupported(op, *why);
   Attribute parent = dType.getEncoding();
   if (!parent) {
     // No layout: the default blocked layout, spelled out.
@@ -458,10 +455,6 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
   SmallVector<Value> c =
       l.convert(loc, *cLayout, l.regsOf(op.getC()), dElem, *dLayout);
 
-  Type acc = dElem;
-  if (dElem.isF16() || dElem.isBF16())
-    acc = b.getF32Type();
-  bool isFloat = isa<FloatType>(acc);
   int64_t rank = dType.getRank();
   int64_t k = aType.getDimSize(rank - 1);
   std::map<Coords, int64_t> aRegs, bRegs;
@@ -490,10 +483,7 @@ LogicalResult lowerDot(DistLowerer &l, tile::DotOp op) {
                                  "the result's");
       Value x = operand(a->second[ai->second], aElem);
       Value y = operand(bOperand->second[bi->second], bElem);
-      sum = isFloat ? b.create<LLVM::FMAOp>(loc, x, y, sum).getResult()
-                    : b.create<arith::AddIOp>(
-                           loc, sum, b.create<arith::MulIOp>(loc, x, y))
-                          .getResult();
+      sum = multiplyAdd(l, loc, x, y, sum);
     }
     result.push_back(roundAccumulator(l, loc, sum, acc, dElem, 1));
   }
@@ -1028,7 +1018,7 @@ FailureOr<SmallVector<Value>> tegula::lowering::convertToMatrixFragments(
 
 std::optional<LogicalResult> tegula::lowering::lowerDistDot(DistLowerer &l,
                                                             Operation *op) {
-  if (auto dot = dyn_cast<tile::DotOp>(op))
-    return lowerDot(l, dot);
-  return std::nullopt;
+  return lowerDotOp(l, op, [&](tile::DotOp dot, const DotTypes &types) {
+    return lowerDot(l, dot, types);
+  });
 }

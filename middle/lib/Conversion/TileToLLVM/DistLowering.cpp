@@ -140,12 +140,10 @@ LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    for (auto family : {lowerLoadStoreFamily, lowerAtomicFamily})
-      if (std::optional<LogicalResult> result = family(l, op)) {
-        if (failed(*result))
-          return failure();
-        break;
-      }
+    if (failed(lowerWithFamilies<Lowerer>(
+            l, op, {lowerLoadStoreFamily, lowerAtomicFamily},
+            "no lowering for this operation")))
+      return failure();
     if (hasResult) {
       Type elem = op->getResult(0).getType();
       l.reserveShared(l.storageBytes(elem));
@@ -167,13 +165,6 @@ LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
 
 } // namespace
 
-LogicalResult DistLowerer::lowerDistBlock(Block &block) {
-  for (Operation &op : block)
-    if (failed(lowerDistOp(&op)))
-      return failure();
-  return success();
-}
-
 LogicalResult DistLowerer::lowerDistOp(Operation *op) {
   b.setInsertionPointToEnd(b.getInsertionBlock());
   RegisterCarrier carrier(*this);
@@ -187,19 +178,17 @@ LogicalResult DistLowerer::lowerDistOp(Operation *op) {
       barrier(op->getLoc());
       return success();
     }
-    for (auto family : {lowerElementwiseFamily, lowerLoadStoreFamily,
-                        lowerShapeFamily, lowerReduceScanFamily,
-                        lowerAtomicFamily, lowerDebugFamily})
-      if (std::optional<LogicalResult> result = family(*this, op))
-        return *result;
-    return unsupported(op, "no lowering for this operation");
+    return lowerWithFamilies<Lowerer>(
+        *this, op,
+        {lowerElementwiseFamily, lowerLoadStoreFamily, lowerShapeFamily,
+         lowerReduceScanFamily, lowerAtomicFamily, lowerDebugFamily},
+        "no lowering for this operation");
   }
-  for (auto family : {lowerDistElementwise, lowerDistMemory,
-                      lowerDistReduceScan, lowerDistShape, lowerDistDot,
-                      lowerDistDebug})
-    if (std::optional<LogicalResult> result = family(*this, op))
-      return *result;
-  return unsupported(op, "no distributed lowering for this operation");
+  return lowerWithFamilies(*this, op,
+                           {lowerDistElementwise, lowerDistMemory,
+                            lowerDistReduceScan, lowerDistShape, lowerDistDot,
+                            lowerDistDebug},
+                           "no distributed lowering for this operation");
 }
 
 LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
@@ -287,5 +276,5 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
       loc, l.threadId, l.constI32(loc, llvm::Log2_32(l.warpSize)));
   // Per-thread values computed once go before this marker.
   l.prologueEnd = b.create<arith::ConstantIntOp>(loc, 0, 32);
-  return l.lowerDistBlock(kernel.getBody().front());
+  return RegisterCarrier(l).lowerBlock(kernel.getBody().front());
 }

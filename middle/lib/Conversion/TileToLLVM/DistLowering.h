@@ -254,7 +254,6 @@ public:
   void barrier(mlir::Location loc) { hooks.buildBarrier(b, loc); }
 
   // --- Walking --------------------------------------------------------------
-  mlir::LogicalResult lowerDistBlock(mlir::Block &block);
   mlir::LogicalResult lowerDistOp(mlir::Operation *op);
 };
 

@@ -86,7 +86,7 @@ Value zeroOf(DistLowerer &l, Location loc, Type type) {
   return l.b.create<arith::ConstantOp>(loc, l.b.getZeroAttr(type));
 }
 
-LogicalResult lowerLoad(DistLowerer &l, tile::LoadOp op) {
+LogicalResult lowerTileAccess(DistLowerer &l, tile::LoadOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(op.getType());
@@ -126,7 +126,7 @@ LogicalResult lowerLoad(DistLowerer &l, tile::LoadOp op) {
   return success();
 }
 
-LogicalResult lowerStore(DistLowerer &l, tile::StoreOp op) {
+LogicalResult lowerTileAccess(DistLowerer &l, tile::StoreOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(op.getValue().getType());
@@ -263,7 +263,7 @@ void forEachBlockRegister(
   }
 }
 
-LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
+LogicalResult lowerBlockAccess(DistLowerer &l, tile::LoadOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(op.getType());
@@ -309,7 +309,7 @@ LogicalResult lowerBlockLoad(DistLowerer &l, tile::LoadOp op) {
   return success();
 }
 
-LogicalResult lowerBlockStore(DistLowerer &l, tile::StoreOp op) {
+LogicalResult lowerBlockAccess(DistLowerer &l, tile::StoreOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   // A block pointer addresses every element itself: the tile is stored
@@ -508,12 +508,10 @@ tegula::lowering::lowerDistMemory(DistLowerer &l, Operation *op) {
     l.setRegs(load.getResult(), {});
     return success();
   }
-  if (auto load = dyn_cast<tile::LoadOp>(op))
-    return isBlockPointer(load.getPtr()) ? lowerBlockLoad(l, load)
-                                         : lowerLoad(l, load);
-  if (auto store = dyn_cast<tile::StoreOp>(op))
-    return isBlockPointer(store.getPtr()) ? lowerBlockStore(l, store)
-                                          : lowerStore(l, store);
+  if (std::optional<LogicalResult> result = lowerLoadOrStore(
+          op, [&](auto access) { return lowerBlockAccess(l, access); },
+          [&](auto access) { return lowerTileAccess(l, access); }))
+    return result;
   if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
     return lowerAtomic(l, op, rmw.getPtr(), {rmw.getVal()}, rmw.getMask());
   if (auto cas = dyn_cast<tile::AtomicCASOp>(op))

@@ -75,34 +75,41 @@ Value tegula::lowering::roundAccumulator(Lowerer &l, Location loc, Value value,
   return value;
 }
 
-std::optional<std::string>
-tegula::lowering::unsupportedDotTypes(tile::DotOp op) {
-  for (Value value : {op.getA(), op.getB(), op.getD()})
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(value)))
-      return std::string("fp8 dot operands are not supported by this "
-                         "lowering yet");
-  return std::nullopt;
-}
-
 tegula::lowering::DotTypes::DotTypes(tile::DotOp op)
     : aType(cast<RankedTensorType>(op.getA().getType())),
       bType(cast<RankedTensorType>(op.getB().getType())),
       dType(cast<RankedTensorType>(op.getD().getType())),
       aElem(aType.getElementType()), bElem(bType.getElementType()),
-      dElem(dType.getElementType()) {}
+      dElem(dType.getElementType()),
+      acc(dElem.isF16() || dElem.isBF16() ? Float32Type::get(op.getContext())
+                                          : dElem) {}
+
+std::optional<LogicalResult>
+tegula::lowering::lowerDotOp(Lowerer &l, Operation *op, DotLowering lower) {
+  auto dot = dyn_cast<tile::DotOp>(op);
+  if (!dot)
+    return std::nullopt;
+  for (Value value : {dot.getA(), dot.getB(), dot.getD()})
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(value)))
+      return l.unsupported(op, "fp8 dot operands are not supported by this "
+                               "lowering yet");
+  return lower(dot, DotTypes(dot));
+}
+
+Value tegula::lowering::multiplyAdd(Lowerer &l, Location loc, Value x, Value y,
+                                    Value sum) {
+  OpBuilder &b = l.b;
+  if (isa<FloatType>(getElementTypeOrSelf(sum)))
+    return b.create<LLVM::FMAOp>(loc, x, y, sum);
+  return b.create<arith::AddIOp>(loc, sum, b.create<arith::MulIOp>(loc, x, y));
+}
 
 namespace {
 
-LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
+LogicalResult lowerDot(Lowerer &l, tile::DotOp op, const DotTypes &types) {
+  auto [aType, bType, dType, aElem, bElem, dElem, acc] = types;
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  auto [aType, bType, dType, aElem, bElem, dElem] = DotTypes(op);
-  if (std::optional<std::string> why = unsupportedDotTypes(op))
-    return l.unsupported(op, *why);
-  Type acc = dElem;
-  if (dElem.isF16() || dElem.isBF16())
-    acc = b.getF32Type();
-  bool isFloat = isa<FloatType>(acc);
   // A rank-3 dot is a batch of independent matrix products.
   int64_t first = aType.getRank() - 2;
   int64_t batch = first == 1 ? aType.getDimSize(0) : 1;
@@ -156,14 +163,8 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
             Value aValue = convertDotOperand(
                 l, loc, l.loadChunk(loc, aBuf, aElem, aAt, 1), aElem, acc, 1);
             Value aChunk = l.splatChunk(loc, aValue, width);
-            Value current = kLoop.getRegionIterArgs()[r];
-            next.push_back(
-                isFloat ? b.create<math::FmaOp>(loc, aChunk, bChunk, current)
-                              .getResult()
-                        : b.create<arith::AddIOp>(
-                               loc, current,
-                               b.create<arith::MulIOp>(loc, aChunk, bChunk))
-                              .getResult());
+            next.push_back(multiplyAdd(l, loc, aChunk, bChunk,
+                                       kLoop.getRegionIterArgs()[r]));
           }
           b.create<scf::YieldOp>(loc, next);
         }
@@ -199,7 +200,7 @@ LogicalResult lowerDot(Lowerer &l, tile::DotOp op) {
 
 std::optional<LogicalResult> tegula::lowering::lowerDotFamily(Lowerer &l,
                                                               Operation *op) {
-  if (auto dot = dyn_cast<tile::DotOp>(op))
-    return lowerDot(l, dot);
-  return std::nullopt;
+  return lowerDotOp(l, op, [&](tile::DotOp dot, const DotTypes &types) {
+    return lowerDot(l, dot, types);
+  });
 }

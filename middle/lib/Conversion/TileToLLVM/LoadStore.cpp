@@ -80,7 +80,7 @@ Value addressVector(Lowerer &l, Location loc, Value addresses, int64_t width) {
       loc, LLVM::getFixedVectorType(l.ptrType(), width), addresses);
 }
 
-LogicalResult lowerScalarLoad(Lowerer &l, tile::LoadOp op) {
+LogicalResult lowerScalarAccess(Lowerer &l, tile::LoadOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   Type elem = op.getType();
@@ -112,7 +112,7 @@ LogicalResult lowerScalarLoad(Lowerer &l, tile::LoadOp op) {
   return success();
 }
 
-LogicalResult lowerScalarStore(Lowerer &l, tile::StoreOp op) {
+LogicalResult lowerScalarAccess(Lowerer &l, tile::StoreOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   Type elem = op.getValue().getType();
@@ -390,7 +390,7 @@ void forEachBlockElement(
   });
 }
 
-LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op) {
+LogicalResult lowerBlockAccess(Lowerer &l, tile::LoadOp op) {
   auto ptrType = cast<tile::PointerType>(op.getPtr().getType());
   if (op.getMask())
     return l.unsupported(op, "a predicated block-pointer load in the "
@@ -426,7 +426,7 @@ LogicalResult lowerBlockLoad(Lowerer &l, tile::LoadOp op) {
   return success();
 }
 
-LogicalResult lowerBlockStore(Lowerer &l, tile::StoreOp op) {
+LogicalResult lowerBlockAccess(Lowerer &l, tile::StoreOp op) {
   auto ptrType = cast<tile::PointerType>(op.getPtr().getType());
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
@@ -465,12 +465,10 @@ std::optional<LogicalResult>
 tegula::lowering::lowerLoadStoreFamily(Lowerer &l, Operation *op) {
   OpBuilder &b = l.b;
   Location loc = op->getLoc();
-  if (auto load = dyn_cast<tile::LoadOp>(op))
-    return isBlockPointer(load.getPtr()) ? lowerBlockLoad(l, load)
-                                         : lowerScalarLoad(l, load);
-  if (auto store = dyn_cast<tile::StoreOp>(op))
-    return isBlockPointer(store.getPtr()) ? lowerBlockStore(l, store)
-                                          : lowerScalarStore(l, store);
+  if (std::optional<LogicalResult> result = lowerLoadOrStore(
+          op, [&](auto access) { return lowerBlockAccess(l, access); },
+          [&](auto access) { return lowerScalarAccess(l, access); }))
+    return result;
   if (auto make = dyn_cast<tile::MakeTensorPtrOp>(op)) {
     auto ptrType = cast<tile::PointerType>(make.getType());
     Value packed = b.create<LLVM::UndefOp>(loc, l.blockPtrType(ptrType));

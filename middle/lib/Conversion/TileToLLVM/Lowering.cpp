@@ -337,13 +337,6 @@ private:
 
 } // namespace
 
-LogicalResult Lowerer::lowerBlock(Block &block) {
-  for (Operation &op : block)
-    if (failed(lowerOp(&op)))
-      return failure();
-  return success();
-}
-
 LogicalResult Lowerer::lowerOp(Operation *op) {
   if (lowered.contains(op))
     return success();
@@ -354,12 +347,12 @@ LogicalResult Lowerer::lowerOp(Operation *op) {
   if (std::optional<LogicalResult> result =
           lowerControlFlow(*this, carrier, op))
     return *result;
-  for (auto family : {lowerElementwiseFamily, lowerLoadStoreFamily,
-                      lowerShapeFamily, lowerReduceScanFamily, lowerDotFamily,
-                      lowerAtomicFamily, lowerDebugFamily})
-    if (std::optional<LogicalResult> result = family(*this, op))
-      return *result;
-  return unsupported(op, "no lowering for this operation");
+  return lowerWithFamilies(*this, op,
+                           {lowerElementwiseFamily, lowerLoadStoreFamily,
+                            lowerShapeFamily, lowerReduceScanFamily,
+                            lowerDotFamily, lowerAtomicFamily,
+                            lowerDebugFamily},
+                           "no lowering for this operation");
 }
 
 //===----------------------------------------------------------------------===//
@@ -430,7 +423,7 @@ static FailureOr<uint64_t> lowerOneThreadKernel(Lowerer &l,
   l.scratchPlan.plan(kernel, [&](RankedTensorType type) -> uint64_t {
     return type.getNumElements() * l.storageBytes(type.getElementType());
   });
-  if (failed(l.lowerBlock(kernel.getBody().front())))
+  if (failed(ScratchCarrier(l).lowerBlock(kernel.getBody().front())))
     return failure();
   return std::max(l.scratchBytes, l.scratchPlan.getBytes());
 }

@@ -171,7 +171,6 @@ public:
   buildCombine(mlir::Region &region, mlir::ValueRange operands, int64_t width);
 
   // --- Walking -------------------------------------------------------------
-  mlir::LogicalResult lowerBlock(mlir::Block &block);
   mlir::LogicalResult lowerOp(mlir::Operation *op);
   /// Reports that |op| cannot be lowered, with |why|.
   mlir::LogicalResult unsupported(mlir::Operation *op, const llvm::Twine &why);
@@ -212,6 +211,9 @@ public:
   virtual mlir::LogicalResult lowerOp(mlir::Operation *op) = 0;
   /// Lowers the ops of |block| but its terminator.
   mlir::LogicalResult lowerBody(mlir::Block &block);
+  /// Lowers all the ops of |block|: a function's body, whose terminator
+  /// (tile.return) is control flow too.
+  mlir::LogicalResult lowerBlock(mlir::Block &block);
   /// Called once |loop| is lowered, with the builder after it.
   virtual void finishLoop(mlir::scf::ForOp loop) {}
 };
@@ -356,24 +358,32 @@ mlir::LogicalResult lowerPrintOp(Lowerer &l, tile::PrintOp op,
 mlir::LogicalResult lowerAssertOp(Lowerer &l, tile::AssertOp op,
                                   ElementVisitor forEachElement);
 
-/// Why neither lowering takes dot |op|'s element types (fp8 operands or
-/// result), or nothing when it does (Dot.cpp).
-std::optional<std::string> unsupportedDotTypes(tile::DotOp op);
-
-/// A dot's operand and result types and their element types, as both
-/// lowerings read them (`auto [aType, bType, dType, aElem, bElem, dElem] =
-/// DotTypes(op)`).
+/// A dot's operand and result types, their element types and the type it
+/// accumulates in (f32 for an f16 or bf16 result), as both lowerings read
+/// them (`auto [aType, bType, dType, aElem, bElem, dElem, acc] = types`).
 struct DotTypes {
   explicit DotTypes(tile::DotOp op);
   mlir::RankedTensorType aType, bType, dType;
-  mlir::Type aElem, bElem, dElem;
+  mlir::Type aElem, bElem, dElem, acc;
 };
+/// A lowering's dot: builds |op| of |types|.
+using DotLowering = llvm::function_ref<mlir::LogicalResult(
+    tile::DotOp op, const DotTypes &types)>;
+/// The dot family's dispatch for both lowerings: |lower| builds |op| when it
+/// is a dot of element types they take (fp8 operands or result are reported
+/// unsupported); std::nullopt for other ops (Dot.cpp).
+std::optional<mlir::LogicalResult> lowerDotOp(Lowerer &l, mlir::Operation *op,
+                                              DotLowering lower);
 
 /// Converts a chunk of |from| elements to |to| (a float or i32 type), as a
 /// dot's operands are before they multiply (Dot.cpp).
 mlir::Value convertDotOperand(Lowerer &l, mlir::Location loc,
                               mlir::Value value, mlir::Type from, mlir::Type to,
                               int64_t width);
+/// |sum| + |x| * |y| on chunks of a dot's accumulator type (a fused
+/// multiply-add for floats).
+mlir::Value multiplyAdd(Lowerer &l, mlir::Location loc, mlir::Value x,
+                        mlir::Value y, mlir::Value sum);
 /// A dot's accumulator chunk (|acc| elements) rounded to the result's
 /// element type |dElem| (f16 / bf16 computed in f32).
 mlir::Value roundAccumulator(Lowerer &l, mlir::Location loc, mlir::Value value,
@@ -384,6 +394,63 @@ mlir::Value roundAccumulator(Lowerer &l, mlir::Location loc, mlir::Value value,
 template <typename LowererT>
 using OpFamily = std::optional<mlir::LogicalResult>(LowererT &l,
                                                     mlir::Operation *op);
+
+/// The result of the first of |families| that lowers |op|; |op| reported
+/// unsupported with |why| when none does. (A DistLowerer lowers its scalar
+/// ops with its base's families: `lowerWithFamilies<Lowerer>(...)`.)
+template <typename LowererT>
+mlir::LogicalResult
+lowerWithFamilies(LowererT &l, mlir::Operation *op,
+                  llvm::ArrayRef<OpFamily<LowererT> *> families,
+                  const llvm::Twine &why) {
+  for (OpFamily<LowererT> *family : families)
+    if (std::optional<mlir::LogicalResult> result = family(l, op))
+      return *result;
+  return l.unsupported(op, why);
+}
+
+namespace detail {
+/// |result| = lower(|l|, |op|) when no earlier function took |op| and it
+/// is an OpT.
+template <typename LowererT, typename OpT>
+void lowerIfIsA(LowererT &l, mlir::Operation *op,
+                mlir::LogicalResult (*lower)(LowererT &, OpT),
+                std::optional<mlir::LogicalResult> &result) {
+  if (!result)
+    if (auto concrete = mlir::dyn_cast<OpT>(op))
+      result = lower(l, concrete);
+}
+} // namespace detail
+
+/// An op family's dispatch: |op| lowered by the first of |lowerOps|
+/// (functions `LogicalResult(LowererT &, SomeOp)`) whose op it is;
+/// std::nullopt when there is none.
+template <auto... lowerOps, typename LowererT>
+std::optional<mlir::LogicalResult> lowerOneOf(LowererT &l,
+                                              mlir::Operation *op) {
+  std::optional<mlir::LogicalResult> result;
+  (detail::lowerIfIsA(l, op, lowerOps, result), ...);
+  return result;
+}
+
+/// Loads and stores as both lowerings tell them apart: through a block
+/// pointer |lowerBlock|(op), else |lowerPointers|(op) (generic callables,
+/// for tile::LoadOp and tile::StoreOp); std::nullopt for other ops.
+template <typename BlockFn, typename PointersFn>
+std::optional<mlir::LogicalResult>
+lowerLoadOrStore(mlir::Operation *op, BlockFn &&lowerBlock,
+                 PointersFn &&lowerPointers) {
+  auto lower = [&](auto access) -> mlir::LogicalResult {
+    return isBlockPointer(access.getPtr()) ? lowerBlock(access)
+                                           : lowerPointers(access);
+  };
+  if (auto load = mlir::dyn_cast<tile::LoadOp>(op))
+    return lower(load);
+  if (auto store = mlir::dyn_cast<tile::StoreOp>(op))
+    return lower(store);
+  return std::nullopt;
+}
+
 /// The op families of the one-thread lowering, a file each (listed above).
 OpFamily<Lowerer> lowerElementwiseFamily, lowerLoadStoreFamily,
     lowerShapeFamily, lowerReduceScanFamily, lowerDotFamily, lowerAtomicFamily,

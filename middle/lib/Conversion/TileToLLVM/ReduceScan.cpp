@@ -261,9 +261,5 @@ LogicalResult lowerScan(Lowerer &l, tile::ScanOp op) {
 
 std::optional<LogicalResult>
 tegula::lowering::lowerReduceScanFamily(Lowerer &l, Operation *op) {
-  if (auto reduce = dyn_cast<tile::ReduceOp>(op))
-    return lowerReduce(l, reduce);
-  if (auto scan = dyn_cast<tile::ScanOp>(op))
-    return lowerScan(l, scan);
-  return std::nullopt;
+  return lowerOneOf<lowerReduce, lowerScan>(l, op);
 }

@@ -1,5 +1,4 @@
-//===- AmdCompiler.h - Tile IR to AMDGPU code objects and images -*- C++
-//-*-===//
+//===- AmdCompiler.h - Tile IR to AMD code objects --------------*- C++ -*-===//
 //
 // The AMD plugin's compile:
 //

@@ -3,7 +3,7 @@
 #include "NvidiaCompiler.h"
 
 #include "NvidiaCodegen.h"
-#include "NvidiaImage.h"
+#include "NvidiaDevice.h"
 #include "NvidiaLayoutPolicy.h"
 #include "NvidiaMatrixUnits.h"
 #include "NvidiaTargetHooks.h"

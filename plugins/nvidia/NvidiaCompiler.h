@@ -44,8 +44,8 @@ uint64_t getMaxSharedMemory(llvm::StringRef arch);
 /// The NVIDIA plugin's backend::CompilerPlugin::CompileFunction, with
 /// NvidiaCodegen.h after the kit's pipeline. Options: num_warps,
 /// num_stages, mma, wgmma, lowering, llvm_passes, ptxas, ptxas_options;
-/// stages: the image (NvidiaImage.h: PTX and, when ptxas is found, a
-/// cubin), "llvm-ir", "ptx" or "cubin" (which fails without ptxas).
+/// stages: the image (NvidiaImage in NvidiaDevice.h: PTX and, when ptxas is
+/// found, a cubin), "llvm-ir", "ptx" or "cubin" (which fails without ptxas).
 llvm::Expected<backend::KernelIR>
 compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request);
 

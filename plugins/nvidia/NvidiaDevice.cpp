@@ -2,7 +2,6 @@
 
 #include "NvidiaDevice.h"
 
-#include "NvidiaImage.h"
 
 #include "tegula/BackendKit/DeviceSupport.h"
 #include "tegula/BackendKit/ExternalTool.h"

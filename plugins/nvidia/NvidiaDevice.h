@@ -1,5 +1,4 @@
-//===- NvidiaDevice.h - Memory, streams, modules and launch on CUDA -*- C++
-//-*-===//
+//===- NvidiaDevice.h - CUDA memory, streams and launch ---------*- C++ -*-===//
 //
 // A CUDA device of the NVIDIA plugin, through the driver API (CudaDriver.h):
 //
@@ -16,12 +15,19 @@
 //    an error of a kernel launched in a stream surfaces at its next
 //    synchronize, which names the kernels launched since the last one.
 //  - Events: cuEvent* with timing.
-//  - Modules: an NVIDIA image (NvidiaImage.h) that checkImage accepts: its
-//    cubin made for this arch, else its PTX, which the driver compiles.
+//  - Modules: an NVIDIA image (NvidiaImage, below) that checkImage accepts:
+//    its cubin made for this arch, else its PTX, which the driver compiles.
 //  - Launch: checked by the kit's GpuKernel (DeviceSupport.h), which makes
 //    the packed arguments (runtime.h) cuLaunchKernel's kernelParams, one
 //    pointer per argument; dynamic shared memory = the kernel's own plus
 //    what the launch asks for, opted in above 48 KiB.
+//
+// The image is what the plugin's compile returns (NvidiaCompiler.h): one
+// kernel as PTX text and, when ptxas was found at compile time, the cubin
+// ptxas made of it, in the kit's container (tegula/BackendKit/KernelImage.h)
+// with magic "TGNVPTX\0", the launch fields every GPU image has
+// (LaunchFields), and two payloads: the PTX (no terminating NUL), then the
+// cubin (an ELF file; empty when none). Only ever read by this plugin.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +36,7 @@
 
 #include "CudaDriver.h"
 
+#include "tegula/BackendKit/KernelImage.h"
 #include "tegula/BackendKit/LaunchCheck.h"
 #include "tegula/BackendKit/PluginBase.h"
 
@@ -109,6 +116,24 @@ private:
   std::once_flag contextOnce;
   CUcontext primary = nullptr;
   plugin::Status contextFailure;
+};
+
+/// A decoded NVIDIA image: its launch fields (the target is
+/// "nvidia:<target>", the arch the code's: sm_90a for an sm_90 target), the
+/// PTX (.entry kernelName) and ptxas's output for the arch, or empty.
+struct NvidiaImage : backend::LaunchFields {
+  static constexpr backend::KernelImageFormat kFormat = {
+      "TGNVPTX", /*version=*/1, /*numPayloads=*/2, "NVIDIA kernel image",
+      "the nvidia plugin"};
+
+  std::string ptx;
+  std::string cubin;
+
+  template <typename Fields> void visit(Fields &fields) {
+    LaunchFields::visit(fields);
+    fields.payload(ptx, "PTX", /*minSize=*/1);
+    fields.payload(cubin, "a cubin");
+  }
 };
 
 } // namespace tegula::nvidia

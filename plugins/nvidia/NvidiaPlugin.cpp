@@ -10,7 +10,8 @@
 //    clocks and matrix units.
 //  - Compile: tile bytecode -> layouts -> distributed LLVM dialect -> LLVM
 //    IR -> O3 -> PTX -> cubin (ptxas, when found), in an NVIDIA image
-//    (NvidiaCompiler.h, NvidiaCodegen.h, NvidiaImage.h). Needs no device.
+//    (NvidiaCompiler.h, NvidiaCodegen.h; the image in NvidiaDevice.h). Needs no
+//    device.
 //  - Memory, streams, events, module load and launch: NvidiaDevice.h, on
 //    each device's primary context.
 //

@@ -17,12 +17,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TileBytecodeSupport.h"
 #include "NvidiaCodegen.h"
-#include "NvidiaImage.h"
+#include "NvidiaDevice.h"
 #include "NvidiaMatrixUnits.h"
 #include "NvidiaTargetHooks.h"
 #include "NvidiaTestSupport.h"
+#include "TileBytecodeSupport.h"
 
 #include "tegula/Dialect/Tile/IR/Tile.h"
 #include "tegula/Dialect/Tile/IR/TileBytecode.h"

@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "NvidiaDevice.h"
 #include "NvidiaCodegen.h"
-#include "NvidiaImage.h"
 #include "NvidiaTestSupport.h"
 
 #include "llvm/AsmParser/Parser.h"

@@ -1,5 +1,4 @@
-//===- tegula/BackendKit/DeviceSupport.h - What device runtimes share -*- C++
-//-*-===//
+//===- tegula/BackendKit/DeviceSupport.h - Device runtimes ------*- C++ -*-===//
 //
 // The parts of a device runtime that do not depend on the driver (CUDA, HIP,
 // Level Zero or the host's JIT), so that every backend decides and words

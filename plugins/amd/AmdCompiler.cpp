@@ -82,38 +82,34 @@ const std::vector<llvm::StringRef> kRefusals = {
 
 llvm::Expected<tegula::backend::KernelIR>
 tegula::amd::compileTileModule(ModuleOp module,
-                               const plugin::CompileRequest &request) {
-  // One of getAmdTargetNames(): the kit checks the target.
-  const AmdTarget *arch = findAmdTarget(request.target);
-  if (!arch)
-    return compileError(TG_ERROR_INTERNAL, "no AMD target " + request.target);
+                               const plugin::CompileRequest &request,
+                               const AmdTarget &arch) {
   // 4 or 5: the kit refuses other values of the option.
   const unsigned codeObjectVersion = static_cast<unsigned>(
       std::atoi(request.value("code_object_version").c_str()));
 
   // The matrix unit middle/'s lowering finds by the kind of the
   // #tile.matrix layouts the policy chose.
-  AmdMatrixUnit unit(*arch);
-  bool useUnit = request.flag("matrix_units") && (arch->mfma || arch->wmma);
+  AmdMatrixUnit unit(arch);
+  bool useUnit = request.flag("matrix_units") && (arch.mfma || arch.wmma);
   tegula::backend::MatrixUnitRegistry matrixUnits;
   if (useUnit)
     matrixUnits.add(unit);
-  AmdLayoutPolicy policy(*arch, useUnit ? &unit : nullptr);
-  std::unique_ptr<backend::TargetHooks> hooks = createAmdTargetHooks(*arch);
+  AmdLayoutPolicy policy(arch, useUnit ? &unit : nullptr);
+  std::unique_ptr<backend::TargetHooks> hooks = createAmdTargetHooks(arch);
   // No device library: exp, log, tanh, erf, sin, ... are the kit's
   // polynomials (PipelineTarget's default).
-  tegula::backend::PipelineTarget pipeline(request,
-                                           std::string("amd:") + arch->name,
-                                           arch->waveSize, arch->maxThreads);
+  tegula::backend::PipelineTarget pipeline(
+      request, std::string("amd:") + arch.name, arch.waveSize, arch.maxThreads);
   pipeline.lowering.matrixUnits = &matrixUnits;
   pipeline.policy = &policy;
   pipeline.hooks = hooks.get();
-  pipeline.limit = {arch->ldsBytes, "LDS per workgroup", arch->name};
+  pipeline.limit = {arch.ldsBytes, "LDS per workgroup", arch.name};
   pipeline.refusalMarkers = kRefusals;
   llvm::Expected<tegula::backend::KernelIR> compiled =
       tegula::backend::compileToLLVM(
           module, pipeline, [&](ModuleOp lowered, backend::KernelIR &) {
-            return checkLoweredIntrinsics(lowered, *arch);
+            return checkLoweredIntrinsics(lowered, arch);
           });
   if (!compiled)
     return compiled.takeError();
@@ -121,14 +117,14 @@ tegula::amd::compileTileModule(ModuleOp module,
   const std::string &name = kernel.name();
 
   AmdKernelConfig config;
-  config.threads = kernel.numWarps * arch->waveSize;
+  config.threads = kernel.numWarps * arch.waveSize;
   config.ldsBytes = kernel.lowered.scratchBytes;
   config.codeObjectVersion = codeObjectVersion;
   config.wavesPerEu = static_cast<unsigned>(request.integer("waves_per_eu"));
   if (llvm::Error error =
-          prepareForAMDGPU(*kernel.llvmModule, name, *arch, config))
+          prepareForAMDGPU(*kernel.llvmModule, name, arch, config))
     return compileError(TG_ERROR_INTERNAL, llvm::toString(std::move(error)));
-  if (llvm::Error error = optimizeForAMDGPU(*kernel.llvmModule, name, *arch,
+  if (llvm::Error error = optimizeForAMDGPU(*kernel.llvmModule, name, arch,
                                             request.value("llvm_passes"))) {
     auto [code, message] = takeCompileError(std::move(error));
     return tegula::backend::unimplementedIfAny(
@@ -142,7 +138,7 @@ tegula::amd::compileTileModule(ModuleOp module,
 
   bool assembly = request.stage == "asm";
   llvm::Expected<std::string> code =
-      emitAMDGPU(*kernel.llvmModule, *arch, assembly);
+      emitAMDGPU(*kernel.llvmModule, arch, assembly);
   if (!code)
     return kernel.fail(TG_ERROR_INTERNAL, code.takeError());
   kernel.clock.lap("codegen");
@@ -161,13 +157,13 @@ tegula::amd::compileTileModule(ModuleOp module,
   AmdImage image;
   image.kernelName = name;
   image.target = pipeline.target;
-  image.arch = arch->name;
+  image.arch = arch.name;
   image.numWarps = kernel.numWarps;
   // The LDS is allocated statically by the code object: a launch adds
   // none.
   image.sharedBytes = 0;
   image.argSizes = kernel.argSizes;
-  image.waveSize = arch->waveSize;
+  image.waveSize = arch.waveSize;
   image.codeObjectVersion = codeObjectVersion;
   image.ldsBytes = kernel.lowered.scratchBytes;
   image.hsaco = std::move(*hsaco);

@@ -31,6 +31,8 @@
 #ifndef TEGULA_PLUGINS_AMD_AMDCOMPILER_H
 #define TEGULA_PLUGINS_AMD_AMDCOMPILER_H
 
+#include "AmdTargets.h"
+
 #include "tegula/BackendKit/KernelImage.h"
 #include "tegula/BackendKit/TileCompile.h"
 
@@ -65,12 +67,14 @@ struct AmdImage : backend::LaunchFields {
   }
 };
 
-/// The AMD plugin's backend::CompilerPlugin::CompileFunction. Options:
+/// The AMD plugin's compile for |arch|, a row of getAmdTargets() (the kit's
+/// backend::CompilerPlugin finds it). Options:
 /// num_warps, num_stages, code_object_version, waves_per_eu, matrix_units,
 /// llvm_passes; stages: "llvm-ir", "asm", "hsaco". Unimplemented: printing,
 /// an intrinsic the architecture lacks, f64 transcendental math.
 llvm::Expected<backend::KernelIR>
-compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request);
+compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request,
+                  const AmdTarget &arch);
 
 } // namespace tegula::amd
 

@@ -78,9 +78,13 @@ using HipDevice = PropertiesDevice;
 class AmdPlugin : public tegula::backend::CompilerPlugin {
 public:
   AmdPlugin()
-      : CompilerPlugin({"amd", "0.1.0", "AMD (through the HIP runtime)",
-                        getAmdTargetNames(), stages(), options()},
-                       compileTileModule) {}
+      : CompilerPlugin({"amd",
+                        "0.1.0",
+                        "AMD (through the HIP runtime)",
+                        {},
+                        stages(),
+                        options()},
+                       getAmdTargets(), compileTileModule) {}
 
 private:
   static std::vector<CompileStage> stages() {

@@ -53,18 +53,15 @@ tegula::intel::getIntelCompileOptions() {
 
 llvm::Expected<tegula::backend::KernelIR>
 tegula::intel::compileTileModule(ModuleOp module,
-                                 const plugin::CompileRequest &request) {
-  // One of getIntelTargetNames(): the kit checks the target.
-  const IntelTarget *target = findIntelTarget(request.target);
-  if (!target)
-    return compileError(TG_ERROR_INTERNAL, "no Intel target " + request.target);
+                                 const plugin::CompileRequest &request,
+                                 const IntelTarget &target) {
   unsigned subGroupSize =
       static_cast<unsigned>(request.integer("sub_group_size"));
   if (!subGroupSize)
-    subGroupSize = target->defaultSubGroupSize;
-  if (!llvm::is_contained(target->subGroupSizes, subGroupSize)) {
+    subGroupSize = target.defaultSubGroupSize;
+  if (!llvm::is_contained(target.subGroupSizes, subGroupSize)) {
     std::string sizes;
-    for (unsigned size : target->subGroupSizes)
+    for (unsigned size : target.subGroupSizes)
       sizes += (sizes.empty() ? "" : ", ") + std::to_string(size);
     return compileError(TG_ERROR_INVALID_ARGUMENT,
                         "intel:" + request.target + " has sub-groups of " +
@@ -79,10 +76,10 @@ tegula::intel::compileTileModule(ModuleOp module,
   // kit's polynomials (PipelineTarget's default).
   tegula::backend::PipelineTarget pipeline(request, "intel:" + request.target,
                                            subGroupSize,
-                                           target->maxWorkGroupSize);
+                                           target.maxWorkGroupSize);
   pipeline.policy = &policy;
   pipeline.hooks = hooks.get();
-  pipeline.limit = {target->sharedLocalMemory,
+  pipeline.limit = {target.sharedLocalMemory,
                     "shared local memory per work-group", pipeline.target};
   // A hook's refusal of an op this backend cannot express yet, or an op
   // the lowering has none for ("cannot lower 'tile.X': ...").

@@ -18,7 +18,8 @@
 //        └─ disassembly                                       "spirv-asm"
 //     ── the image (IntelImage.h)                             "image"
 //
-// The Intel plugin's backend::CompilerPlugin::CompileFunction. Options:
+// compileTileModule compiles for a row of getIntelTargets(), which the
+// kit's backend::CompilerPlugin finds for the request. Options:
 // num_warps, num_stages, sub_group_size (0: the target's default);
 // stages: "llvm-ir" (what the translator reads), "spirv", "spirv-asm".
 // TG_ERROR_UNAVAILABLE when no SPIR-V translator is found; unimplemented
@@ -28,6 +29,8 @@
 
 #ifndef TEGULA_PLUGINS_INTEL_INTELCOMPILER_H
 #define TEGULA_PLUGINS_INTEL_INTELCOMPILER_H
+
+#include "IntelTargets.h"
 
 #include "tegula/BackendKit/TileCompile.h"
 
@@ -39,7 +42,8 @@ std::vector<plugin::CompileStage> getIntelCompileStages();
 std::vector<plugin::CompileOption> getIntelCompileOptions();
 
 llvm::Expected<backend::KernelIR>
-compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request);
+compileTileModule(mlir::ModuleOp module, const plugin::CompileRequest &request,
+                  const IntelTarget &target);
 
 } // namespace tegula::intel
 

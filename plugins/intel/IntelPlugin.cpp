@@ -90,10 +90,13 @@ using ZeDevice = PropertiesDevice;
 class IntelPlugin : public tegula::backend::CompilerPlugin {
 public:
   IntelPlugin()
-      : CompilerPlugin({"intel", "0.1.0", "Intel (through Level Zero)",
-                        getIntelTargetNames(), getIntelCompileStages(),
+      : CompilerPlugin({"intel",
+                        "0.1.0",
+                        "Intel (through Level Zero)",
+                        {},
+                        getIntelCompileStages(),
                         getIntelCompileOptions()},
-                       compileTileModule) {}
+                       getIntelTargets(), compileTileModule) {}
 
 private:
   /// Fills the device list; returns why there is no device, or "".

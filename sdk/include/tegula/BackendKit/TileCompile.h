@@ -33,6 +33,7 @@
 #define TEGULA_BACKENDKIT_TILECOMPILE_H
 
 #include "tegula/BackendKit/PluginBase.h"
+#include "tegula/BackendKit/TargetTable.h"
 #include "tegula/Conversion/TileToLLVM.h"
 #include "tegula/plugin.h"
 
@@ -298,11 +299,31 @@ public:
   /// op, a function, an intrinsic); TG_ERROR_INTERNAL for a failure past
   /// the lowering (a code generator's or a tool's, its complaint included).
   /// Called from several threads at once, each compile on its own context.
-  using CompileFunction = llvm::Expected<KernelIR> (*)(
-      mlir::ModuleOp module, const plugin::CompileRequest &request);
+  using CompileFunction = std::function<llvm::Expected<KernelIR>(
+      mlir::ModuleOp module, const plugin::CompileRequest &request)>;
 
   CompilerPlugin(plugin::PluginInfo info, CompileFunction compileModule)
-      : PluginBase(std::move(info)), compileModule(compileModule) {}
+      : PluginBase(std::move(info)), compileModule(std::move(compileModule)) {}
+
+  /// A backend whose targets are the rows of a static table (TargetTable.h):
+  /// the plugin lists their names (in place of |info|'s targets), and its
+  /// compile gets the row of the request's target, which the kit checked.
+  template <typename Row>
+  CompilerPlugin(plugin::PluginInfo info, llvm::ArrayRef<Row> targets,
+                 llvm::Expected<KernelIR> (*compileModule)(
+                     mlir::ModuleOp module,
+                     const plugin::CompileRequest &request, const Row &target))
+      : CompilerPlugin(
+            withTargets(std::move(info), getTargetNames(targets)),
+            [targets, compileModule](mlir::ModuleOp module,
+                                     const plugin::CompileRequest &request)
+                -> llvm::Expected<KernelIR> {
+              const Row *row = findTarget(targets, request.target);
+              if (!row)
+                return compileError(TG_ERROR_INVALID_ARGUMENT,
+                                    "no target '" + request.target + "'");
+              return compileModule(module, request, *row);
+            }) {}
 
   plugin::Status initialize(uint32_t, uint32_t) override {
     setNoDeviceReason(discoverDevices());
@@ -324,6 +345,12 @@ protected:
   virtual std::string discoverDevices() = 0;
 
 private:
+  static plugin::PluginInfo withTargets(plugin::PluginInfo info,
+                                        std::vector<std::string> targets) {
+    info.targets = std::move(targets);
+    return info;
+  }
+
   CompileFunction compileModule;
 };
 

@@ -11,17 +11,20 @@
 //    tile bytecode -> layouts -> distributed LLVM dialect -> LLVM IR ->
 //    AMDGPU object -> hsaco, in an AMD image (AmdCompiler.h). Stages
 //    llvm-ir, asm and hsaco; options below.
-//  - Memory, streams, module load and launch: not yet (the kit's defaults
-//    answer TG_ERROR_UNIMPLEMENTED).
+//  - Memory, streams, events, module load and launch: HipDevice
+//    (AmdDevice.h). Only ever run against a recording test double of
+//    libamdhip64 (tests/runtime/FakeHip.cpp), never on AMD hardware.
+//  - $TEGULA_AMD_HIP_LIBRARY names the HIP runtime to load instead of
+//    libamdhip64.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AmdCompiler.h"
+#include "AmdDevice.h"
 #include "AmdTargets.h"
 
 #include "tegula/BackendKit/PluginBase.h"
 #include "tegula/BackendKit/TileCompile.h"
-#include "tegula/BackendKit/VendorLibrary.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,24 +41,15 @@ using tegula::backend::toStatus;
 
 namespace {
 
-/// The HIP entry points the plugin calls; hipGetErrorName is optional.
-#define TEGULA_HIP_ENTRIES(X)                                                  \
-  X(hipInit) X(hipGetDeviceCount) X(hipGetDeviceProperties)
-
-/// The HIP entry points, resolved from the HIP runtime library.
-struct HipRuntime {
-  TEGULA_HIP_ENTRIES(TEGULA_VENDOR_MEMBER)
-  TEGULA_VENDOR_MEMBER(hipGetErrorName)
-
-  /// "101 hipErrorInvalidDevice" for |error|.
-  std::string describe(hipError_t error) const {
-    std::string text = std::to_string(static_cast<int>(error));
-    if (hipGetErrorName)
-      if (const char *name = hipGetErrorName(error))
-        text += std::string(" ") + name;
-    return text;
-  }
-};
+/// "101 hipErrorInvalidDevice" for |error|, as the no-device reason words
+/// each call's answer.
+std::string briefly(const HipRuntime &hip, hipError_t error) {
+  std::string text = std::to_string(static_cast<int>(error));
+  if (hip.hipGetErrorName)
+    if (const char *name = hip.hipGetErrorName(error))
+      text += std::string(" ") + name;
+  return text;
+}
 
 /// "gfx90a" from "gfx90a:sramecc+:xnack-".
 std::string archFromGcnName(const char *gcnArchName) {
@@ -72,11 +66,11 @@ uint32_t matrixUnitsFor(const std::string &arch) {
   return TG_MATRIX_UNIT_NONE;
 }
 
-/// A HIP device: its properties, filled once at discovery.
-using HipDevice = PropertiesDevice;
-
 class AmdPlugin : public tegula::backend::CompilerPlugin {
 public:
+  /// Streams can wrap a caller's hipStream_t (HipDevice::wrapNativeStream).
+  static constexpr const char *nativeStreamHandleType = "hipStream_t";
+
   AmdPlugin()
       : CompilerPlugin({"amd",
                         "0.1.0",
@@ -124,19 +118,11 @@ private:
 
   /// Fills the device list; returns why there is no device, or "".
   std::string discoverDevices() override {
-    tegula::backend::VendorLibrary library("HIP runtime");
-    // The unversioned name a ROCm install provides, then the sonames of
-    // ROCm 6 and 5.
-    if (!library.open(
-            {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"}))
-      return library.error();
-    library.resolve(hip.hipGetErrorName, {"hipGetErrorName"},
-                    /*required=*/false);
-#define TEGULA_HIP_RESOLVE(fn) library.resolve(hip.fn, {#fn});
-    TEGULA_HIP_ENTRIES(TEGULA_HIP_RESOLVE)
-#undef TEGULA_HIP_RESOLVE
-    if (!library.error().empty())
-      return library.error();
+    std::string whyNot;
+    const HipRuntime *loaded = HipRuntime::get(whyNot);
+    if (!loaded)
+      return whyNot;
+    const HipRuntime &hip = *loaded;
 
     // hipInit fails without a GPU (101 here) but hipGetDeviceCount still
     // gives the clearer answer (100, no device): report both.
@@ -146,8 +132,8 @@ private:
     if (countResult != hipSuccess || count == 0) {
       std::string status = "HIP: no device (";
       if (initResult != hipSuccess)
-        status += "hipInit returned " + hip.describe(initResult) + ", ";
-      status += "hipGetDeviceCount returned " + hip.describe(countResult);
+        status += "hipInit returned " + briefly(hip, initResult) + ", ";
+      status += "hipGetDeviceCount returned " + briefly(hip, countResult);
       if (countResult == hipSuccess)
         status += ", count 0";
       return status + ")";
@@ -158,7 +144,7 @@ private:
       if (hip.hipGetDeviceProperties(&props, ordinal) != hipSuccess)
         continue;
       auto dev = std::make_unique<HipDevice>(
-          *this, props.name[0] ? props.name : "AMD GPU",
+          *this, hip, ordinal, props.name[0] ? props.name : "AMD GPU",
           archFromGcnName(props.gcnArchName));
       tg_device_properties &p = dev->props;
       p.compute_units = props.multiProcessorCount;
@@ -169,12 +155,13 @@ private:
       p.global_memory = props.totalGlobalMem;
       p.clock_khz = props.clockRate;
       p.memory_clock_khz = props.memoryClockRate;
+      dev->limits.maxSharedBytes = props.sharedMemPerBlock;
+      for (int d = 0; d < 3; ++d)
+        dev->limits.maxGrid[d] = static_cast<uint32_t>(props.maxGridSize[d]);
       addDevice(std::move(dev));
     }
     return devices().empty() ? "HIP: no device could be queried" : "";
   }
-
-  HipRuntime hip;
 };
 
 } // namespace

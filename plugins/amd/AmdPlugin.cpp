@@ -116,24 +116,22 @@ private:
     };
   }
 
-  /// Fills the device list; returns why there is no device, or "".
   std::string discoverDevices() override {
     std::string whyNot;
-    const HipRuntime *loaded = HipRuntime::get(whyNot);
-    if (!loaded)
+    const HipRuntime *hip = HipRuntime::get(whyNot);
+    if (!hip)
       return whyNot;
-    const HipRuntime &hip = *loaded;
 
     // hipInit fails without a GPU (101 here) but hipGetDeviceCount still
     // gives the clearer answer (100, no device): report both.
-    hipError_t initResult = hip.hipInit(0);
+    hipError_t initResult = hip->hipInit(0);
     int count = 0;
-    hipError_t countResult = hip.hipGetDeviceCount(&count);
+    hipError_t countResult = hip->hipGetDeviceCount(&count);
     if (countResult != hipSuccess || count == 0) {
       std::string status = "HIP: no device (";
       if (initResult != hipSuccess)
-        status += "hipInit returned " + briefly(hip, initResult) + ", ";
-      status += "hipGetDeviceCount returned " + briefly(hip, countResult);
+        status += "hipInit returned " + briefly(*hip, initResult) + ", ";
+      status += "hipGetDeviceCount returned " + briefly(*hip, countResult);
       if (countResult == hipSuccess)
         status += ", count 0";
       return status + ")";
@@ -141,10 +139,10 @@ private:
 
     for (int ordinal = 0; ordinal < count; ++ordinal) {
       hipDeviceProp_t props{};
-      if (hip.hipGetDeviceProperties(&props, ordinal) != hipSuccess)
+      if (hip->hipGetDeviceProperties(&props, ordinal) != hipSuccess)
         continue;
       auto dev = std::make_unique<HipDevice>(
-          *this, hip, ordinal, props.name[0] ? props.name : "AMD GPU",
+          *this, *hip, ordinal, props.name[0] ? props.name : "AMD GPU",
           archFromGcnName(props.gcnArchName));
       tg_device_properties &p = dev->props;
       p.compute_units = props.multiProcessorCount;
@@ -160,13 +158,10 @@ private:
         dev->limits.maxGrid[d] = static_cast<uint32_t>(props.maxGridSize[d]);
       addDevice(std::move(dev));
     }
-    return devices().empty() ? "HIP: no device could be queried" : "";
+    return "";
   }
 };
 
 } // namespace
 
-extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
-tg_plugin_get_api(uint32_t runtimeMajor, uint32_t runtimeMinor) {
-  return pluginApi<AmdPlugin>(runtimeMajor, runtimeMinor);
-}
+TEGULA_PLUGIN_ENTRY_POINT(AmdPlugin)

@@ -99,7 +99,6 @@ public:
                        getIntelTargets(), compileTileModule) {}
 
 private:
-  /// Fills the device list; returns why there is no device, or "".
   std::string discoverDevices() override {
     tegula::backend::VendorLibrary library("Level Zero loader");
     if (!library.open({"libze_loader.so.1"}))
@@ -192,7 +191,4 @@ private:
 
 } // namespace
 
-extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
-tg_plugin_get_api(uint32_t runtimeMajor, uint32_t runtimeMinor) {
-  return pluginApi<IntelPlugin>(runtimeMajor, runtimeMinor);
-}
+TEGULA_PLUGIN_ENTRY_POINT(IntelPlugin)

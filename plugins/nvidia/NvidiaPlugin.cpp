@@ -102,7 +102,6 @@ private:
     return archs;
   }
 
-  /// Fills the device list; returns why there is no device, or "".
   std::string discoverDevices() override {
     std::string missing;
     const CudaDriver *table = CudaDriver::get(missing);
@@ -164,13 +163,10 @@ private:
         p.matrix_units |= TG_MATRIX_UNIT_NVIDIA_WGMMA;
       addDevice(std::move(dev));
     }
-    return devices().empty() ? "CUDA: no device could be opened" : "";
+    return "";
   }
 };
 
 } // namespace
 
-extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
-tg_plugin_get_api(uint32_t runtimeMajor, uint32_t runtimeMinor) {
-  return pluginApi<NvidiaPlugin>(runtimeMajor, runtimeMinor);
-}
+TEGULA_PLUGIN_ENTRY_POINT(NvidiaPlugin)

@@ -194,7 +194,4 @@ public:
 
 } // namespace
 
-extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
-tg_plugin_get_api(uint32_t runtimeMajor, uint32_t runtimeMinor) {
-  return pluginApi<SamplePlugin>(runtimeMajor, runtimeMinor);
-}
+TEGULA_PLUGIN_ENTRY_POINT(SamplePlugin)

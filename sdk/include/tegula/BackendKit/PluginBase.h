@@ -3,12 +3,9 @@
 // Turns C++ classes into the plugin C ABI (tegula/plugin.h). A vendor derives
 // from PluginBase, DeviceBase, BufferBase, StreamBase, EventBase, ModuleBase
 // and KernelBase, overrides what the backend can do, and exports the entry
-// symbol with four lines:
+// symbol, tg_plugin_get_api, with one line at file scope:
 //
-//   extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
-//   tg_plugin_get_api(uint32_t major, uint32_t minor) {
-//     return tegula::plugin::pluginApi<MyPlugin>(major, minor);
-//   }
+//   TEGULA_PLUGIN_ENTRY_POINT(MyPlugin)
 //
 // pluginApi<MyPlugin> builds the function table once: every entry checks its
 // argument struct (size, NULL handles), calls the matching virtual function,
@@ -1170,6 +1167,14 @@ const tg_plugin_api *pluginApi(uint32_t runtimeMajor, uint32_t runtimeMinor) {
   }();
   return runtimeMajor == TG_PLUGIN_API_MAJOR ? &table : nullptr;
 }
+
+/// Defines the plugin's one exported symbol, tg_plugin_get_api, as the
+/// function table of |PluginT| (pluginApi).
+#define TEGULA_PLUGIN_ENTRY_POINT(PluginT)                                     \
+  extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *tg_plugin_get_api(          \
+      uint32_t runtimeMajor, uint32_t runtimeMinor) {                          \
+    return ::tegula::plugin::pluginApi<PluginT>(runtimeMajor, runtimeMinor);   \
+  }
 
 } // namespace tegula::plugin
 

@@ -326,7 +326,10 @@ public:
             }) {}
 
   plugin::Status initialize(uint32_t, uint32_t) override {
-    setNoDeviceReason(discoverDevices());
+    std::string reason = discoverDevices();
+    if (reason.empty() && devices().empty())
+      reason = info().name + ": no device the driver lists could be opened";
+    setNoDeviceReason(reason);
     return plugin::Status::success();
   }
 
@@ -341,7 +344,8 @@ public:
 
 protected:
   /// Fills the device list (addDevice); returns why there is no device, or
-  /// "" (no device is not an error).
+  /// "" (no device is not an error; when the list stays empty the kit says
+  /// that none of the driver's devices could be opened).
   virtual std::string discoverDevices() = 0;
 
 private:

@@ -240,14 +240,25 @@ TValue Semantic::annotate(const TValue &x, StringRef attr,
   if (std::max<size_t>(1, rank) != values.size())
     fail("shape of input to " + attr.drop_front(5).str() +
          " does not match the length of values");
-  for (int64_t v : values)
-    if (v <= 0 || (v & (v - 1)) != 0)
-      fail("values of " + attr.drop_front(5).str() +
-           " must be positive powers of 2, got " + std::to_string(v));
+  // Triton takes any positive value. The tile dialect keeps powers of 2:
+  // the largest one dividing |v| still holds (divisible by 48 is divisible
+  // by 16; runs of 12 starting at multiples of 12 are runs of 4), and no
+  // run along a dimension is longer than the dimension.
+  std::vector<int64_t> kept;
+  for (size_t d = 0; d < values.size(); ++d) {
+    int64_t v = values[d];
+    if (v <= 0)
+      fail("values of " + attr.drop_front(5).str() + " must be positive, got " +
+           std::to_string(v));
+    int64_t pow2 = v & -v;
+    if (rank != 0 && attr != "tile.divisibility")
+      pow2 = std::min(pow2, x.type.shape()[d]);
+    kept.push_back(pow2);
+  }
   if (!x.dtype().isPtr() && !(x.dtype().isInt() && x.dtype().bitWidth() >= 32))
     return x;
-  Attribute value = rank == 0 ? Attribute(b.getI64IntegerAttr(values[0]))
-                              : Attribute(b.getDenseI64ArrayAttr(values));
+  Attribute value = rank == 0 ? Attribute(b.getI64IntegerAttr(kept[0]))
+                              : Attribute(b.getDenseI64ArrayAttr(kept));
   if (auto arg = dyn_cast<BlockArgument>(x.value)) {
     // A kernel argument: the hint becomes an argument attribute. Other block
     // arguments (loop-carried values) cannot carry one and keep none.

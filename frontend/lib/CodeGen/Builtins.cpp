@@ -84,6 +84,13 @@ bool CodeGen::isTlBuiltin(llvm::StringRef name) {
   return builtinParams().count(name) != 0;
 }
 
+std::vector<llvm::StringRef> CodeGen::tlBuiltinNames() {
+  std::vector<llvm::StringRef> names;
+  for (const auto &entry : builtinParams())
+    names.push_back(entry.getKey());
+  return names;
+}
+
 /// The values of a shape given as varargs or one tuple/list.
 static PyValue shapeArg(const BoundArgs &b) {
   if (b.varargs.size() == 1 && b.varargs[0].kind == PyValue::Tuple)
@@ -368,7 +375,7 @@ PyValue CodeGen::callBuiltin(const std::string &name, CallArgs &args,
 
   auto it = builtinParams().find(name);
   if (it == builtinParams().end())
-    error(loc, "tl." + name + " is not supported yet");
+    unknownTlMember("tl", name, loc);
   BoundArgs b = bind(args, it->second, loc, "tl." + name);
   at(loc);
   auto T = [&](llvm::StringRef param) {

@@ -170,6 +170,13 @@ public:
                                  bool reverse, SourceLocation loc);
   /// True when |name| names a builtin of the `tl` namespace.
   static bool isTlBuiltin(llvm::StringRef name);
+  /// The names of the builtins of the `tl` namespace.
+  static std::vector<llvm::StringRef> tlBuiltinNames();
+  /// Reports `|ns|.|name|`, a member the namespace |ns| ("tl", "tl.math" or
+  /// "tl.extra") does not provide: a Triton name Tegula lacks is "not
+  /// supported yet", anything else gets the closest known name, if any.
+  [[noreturn]] void unknownTlMember(llvm::StringRef ns, llvm::StringRef name,
+                                    SourceLocation loc);
 
   //===--- State ---------------------------------------------------------===//
   Module &userModule;

@@ -251,6 +251,98 @@ static std::optional<DType> dtypeAttr(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+/// The public names of Triton's (3.x) `triton.language`, `.math` and
+/// `.extra` namespaces, including those Tegula does not implement: a name
+/// outside these lists is a misspelling, not a missing feature.
+static llvm::ArrayRef<llvm::StringRef> tritonNames(llvm::StringRef ns) {
+  // clang-format off
+  static const llvm::StringRef tl[] = {
+      "PropagateNan", "TRITON_MAX_TENSOR_NUMEL",
+      "_experimental_descriptor_load", "_experimental_descriptor_store",
+      "_experimental_make_tensor_descriptor",
+      "_experimental_reinterpret_tensor_descriptor", "abs", "add", "advance",
+      "aggregate", "arange", "argmax", "argmin", "associative_scan", "assume",
+      "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min",
+      "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16", "block_type",
+      "broadcast", "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp",
+      "const", "constexpr", "cos", "cumprod", "cumsum", "debug_barrier",
+      "device_assert", "device_print", "div_rn", "dot", "dot_scaled", "dtype",
+      "erf", "exp", "exp2", "expand_dims", "extra", "fdiv", "flip", "float16",
+      "float32", "float64", "float8e4b15", "float8e4b8", "float8e4nv",
+      "float8e5", "float8e5b16", "floor", "fma", "full", "gather",
+      "histogram", "inline_asm_elementwise", "int1", "int16", "int32",
+      "int64", "int8", "interleave", "join", "load", "load_tensor_descriptor",
+      "log", "log1p", "log2", "logical_and", "logical_or", "make_block_ptr",
+      "make_tensor_descriptor", "map_elementwise", "math", "max",
+      "max_constancy", "max_contiguous", "maximum", "min", "minimum",
+      "multiple_of", "num_programs", "pair_uniform_to_normal", "permute",
+      "philox", "philox_impl", "pointer_type", "program_id", "rand", "rand4x",
+      "randint", "randint4x", "randn", "randn4x", "range", "ravel", "reduce",
+      "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split",
+      "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range",
+      "store", "store_tensor_descriptor", "sum", "swizzle2d", "tensor",
+      "tensor_descriptor", "tensor_descriptor_type", "to_tensor", "topk",
+      "trans", "tuple", "tuple_type", "uint16", "uint32", "uint64", "uint8",
+      "uint_to_uniform_float", "umulhi", "view", "void", "where", "xor_sum",
+      "zeros", "zeros_like"};
+  static const llvm::StringRef math[] = {
+      "abs", "cdiv", "ceil", "cos", "div_rn", "erf", "exp", "exp2", "fdiv",
+      "floor", "fma", "log", "log1p", "log2", "max", "min", "rsqrt",
+      "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn", "umulhi"};
+  static const llvm::StringRef extra[] = {"cuda", "hip", "libdevice"};
+  // clang-format on
+  if (ns == "tl")
+    return tl;
+  if (ns == "tl.math")
+    return math;
+  return extra;
+}
+
+void CodeGen::unknownTlMember(llvm::StringRef ns, llvm::StringRef name,
+                              SourceLocation loc) {
+  std::string qualified = ns.str() + "." + name.str();
+  llvm::ArrayRef<llvm::StringRef> triton = tritonNames(ns);
+  if (llvm::is_contained(triton, name))
+    error(loc, qualified + " is not supported yet");
+  // The closest name Tegula knows in |ns|, or else Triton does: a typo of
+  // a supported name should lead to it rather than to a missing feature.
+  std::vector<llvm::StringRef> known;
+  if (ns == "tl") {
+    known = tlBuiltinNames();
+    for (const FunctionDef *f : stdlib.getFunctions())
+      if (!f->getName().starts_with("_"))
+        known.push_back(f->getName());
+  } else if (ns == "tl.math") {
+    for (llvm::StringRef n : tritonNames(ns))
+      if (isTlBuiltin(n) || stdlib.lookupFunction(n))
+        known.push_back(n);
+  }
+  // At most a third of the name's letters may differ (`arnage` is two
+  // edits from `arange`), so that short names suggest nothing far-fetched.
+  unsigned limit = std::max<unsigned>(1, name.size() / 3);
+  llvm::StringRef best;
+  unsigned bestDistance = limit + 1;
+  for (llvm::ArrayRef<llvm::StringRef> names :
+       {llvm::ArrayRef<llvm::StringRef>(known), triton}) {
+    for (llvm::StringRef candidate : names) {
+      unsigned d = name.edit_distance(candidate, /*AllowReplacements=*/true,
+                                      /*MaxEditDistance=*/limit);
+      if (d < bestDistance) {
+        bestDistance = d;
+        best = candidate;
+      }
+    }
+    if (!best.empty())
+      break;
+  }
+  std::string message = "'" + qualified + "' is not a name of triton." +
+                        (ns == "tl" ? std::string("language")
+                                    : "language." + ns.drop_front(3).str());
+  if (!best.empty())
+    message += "; did you mean '" + ns.str() + "." + best.str() + "'?";
+  error(loc, message);
+}
+
 /// The namespace a dotted module path denotes.
 static PyValue resolveModulePath(llvm::StringRef path) {
   if (path == "triton" || path == "tegula")
@@ -372,8 +464,7 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
       if (const FunctionDef *f = stdlib.lookupFunction(name))
         if (!name.starts_with("_"))
           return PyValue::func(f, &stdlib);
-      error(loc, (ns == "tl" ? "tl." : "tl.math.") + name.str() +
-                     " is not supported yet");
+      unknownTlMember(ns, name, loc);
     }
     if (ns == "PropagateNan") {
       if (name == "ALL")
@@ -383,7 +474,7 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
       error(loc, "tl.PropagateNan has no member '" + name.str() + "'");
     }
     if (ns == "tl.extra")
-      error(loc, "tl.extra." + name.str() + " is not supported yet");
+      unknownTlMember(ns, name, loc);
     error(loc, "'" + ns + "." + name.str() + "' cannot be used inside a kernel");
   }
   case PyValue::Tensor: {

@@ -1,5 +1,6 @@
 # Names and calls: undefined names, tl / tl.math / triton members that do
-# not exist or cannot be used in kernels, unknown tensor attributes, @jit
+# not exist or cannot be used in kernels (a Triton name Tegula lacks, or a
+# misspelling with the closest name), unknown tensor attributes, @jit
 # calls with too many, unknown or missing arguments (Python's wording), an
 # unknown keyword to a tl builtin, range() outside a for, calling a tensor,
 # and an error inside a @jit helper (reported there, with a note at the
@@ -8,6 +9,13 @@
 # RUN: not tegula compile %s --kernel k_undefined --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNDEFINED
 # RUN: not tegula compile %s --kernel k_unknown_tl --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNKNOWN-TL
 # RUN: not tegula compile %s --kernel k_unknown_math --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNKNOWN-MATH
+# RUN: not tegula compile %s --kernel k_unsupported_tl --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=UNSUPPORTED-TL
+# RUN: not tegula compile %s --kernel k_typo_tl --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TYPO-TL
+# RUN: not tegula compile %s --kernel k_typo_stdlib --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TYPO-STDLIB
+# RUN: not tegula compile %s --kernel k_typo_dtype --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TYPO-DTYPE
+# RUN: not tegula compile %s --kernel k_typo_math --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TYPO-MATH
+# RUN: not tegula compile %s --kernel k_typo_extra --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TYPO-EXTRA
+# RUN: not tegula compile %s --kernel k_typo_import --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TYPO-IMPORT
 # RUN: not tegula compile %s --kernel k_triton_attr --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TRITON-ATTR
 # RUN: not tegula compile %s --kernel k_tensor_attr --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TENSOR-ATTR
 # RUN: not tegula compile %s --kernel k_too_many --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=TOO-MANY
@@ -21,6 +29,7 @@
 
 import triton
 import triton.language as tl
+from triton.language import maximun
 
 
 @triton.jit
@@ -46,15 +55,59 @@ def k_undefined(o_ptr):
 
 @triton.jit
 def k_unknown_tl(o_ptr):
-    # UNKNOWN-TL:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:12: error: tl.frobnicate is not supported yet{{$}}
+    # UNKNOWN-TL:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:12: error: 'tl.frobnicate' is not a name of triton.language{{$}}
     # UNKNOWN-TL-NEXT: {{^}}    x = tl.frobnicate(o_ptr){{$}}
     # UNKNOWN-TL-NEXT: {{^}}           ^{{$}}
     x = tl.frobnicate(o_ptr)
 
 
 @triton.jit
+def k_unsupported_tl(o_ptr):
+    # UNSUPPORTED-TL: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:12: error: tl.pair_uniform_to_normal is not supported yet{{$}}
+    x = tl.pair_uniform_to_normal(o_ptr, o_ptr)
+
+
+@triton.jit
+def k_typo_tl(o_ptr):
+    # TYPO-TL:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:12: error: 'tl.arnage' is not a name of triton.language; did you mean 'tl.arange'?{{$}}
+    # TYPO-TL-NEXT: {{^}}    x = tl.arnage(0, 16){{$}}
+    # TYPO-TL-NEXT: {{^}}           ^{{$}}
+    x = tl.arnage(0, 16)
+
+
+@triton.jit
+def k_typo_stdlib(o_ptr):
+    # TYPO-STDLIB: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:12: error: 'tl.cumsun' is not a name of triton.language; did you mean 'tl.cumsum'?{{$}}
+    x = tl.cumsun(tl.arange(0, 16), 0)
+
+
+@triton.jit
+def k_typo_dtype(o_ptr):
+    # TYPO-DTYPE: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:37: error: 'tl.flaot32' is not a name of triton.language; did you mean 'tl.float32'?{{$}}
+    x = tl.zeros((16,), dtype=tl.flaot32)
+
+
+@triton.jit
+def k_typo_math(o_ptr):
+    # TYPO-MATH: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:17: error: 'tl.math.floorr' is not a name of triton.language.math; did you mean 'tl.math.floor'?{{$}}
+    x = tl.math.floorr(tl.load(o_ptr))
+
+
+@triton.jit
+def k_typo_extra(o_ptr):
+    # TYPO-EXTRA: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:18: error: 'tl.extra.libdevise' is not a name of triton.language.extra; did you mean 'tl.extra.libdevice'?{{$}}
+    x = tl.extra.libdevise.exp(tl.load(o_ptr))
+
+
+@triton.jit
+def k_typo_import(o_ptr):
+    # TYPO-IMPORT: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:9: error: 'tl.maximun' is not a name of triton.language; did you mean 'tl.maximum'?{{$}}
+    x = maximun(tl.load(o_ptr), 0)
+
+
+@triton.jit
 def k_unknown_math(o_ptr):
-    # UNKNOWN-MATH:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:17: error: tl.math.frobnicate is not supported yet{{$}}
+    # UNKNOWN-MATH:      {{^}}{{.*}}diagnostics-names.py:[[@LINE+3]]:17: error: 'tl.math.frobnicate' is not a name of triton.language.math{{$}}
     # UNKNOWN-MATH-NEXT: {{^}}    x = tl.math.frobnicate(o_ptr){{$}}
     # UNKNOWN-MATH-NEXT: {{^}}                ^{{$}}
     x = tl.math.frobnicate(o_ptr)

@@ -33,6 +33,18 @@ Type withElement(Value chunk, Type elem) {
   return elem;
 }
 
+/// Copies |op|'s attributes to the op that computes a piece of its result,
+/// leaving out the hints about the whole tile: on a piece they would be
+/// wrong, and the tile dialect's verifier rejects them on non-tile types.
+void addPieceAttributes(OperationState &state, Operation *op) {
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName().strref();
+    if (name != tile::kDivisibilityAttr && name != tile::kContiguityAttr &&
+        name != tile::kConstancyAttr && name != tile::kNonNullAttr)
+      state.addAttribute(attr.getName(), attr.getValue());
+  }
+}
+
 Value intConstant(Lowerer &l, Location loc, Type elem, int64_t value,
                   int64_t width) {
   return l.constantChunk(loc, IntegerAttr::get(elem, value), width);
@@ -234,7 +246,7 @@ Value safeDivision(Lowerer &l, Operation *op, Value x, Value y) {
   OperationState state(loc, op->getName());
   state.addOperands({x, divisor});
   state.addTypes(x.getType());
-  state.addAttributes(op->getAttrs());
+  addPieceAttributes(state, op);
   Value result = b.create(state)->getResult(0);
   if (isSigned) {
     // x / -1 == -x (wrapping), x % -1 == 0.
@@ -281,7 +293,7 @@ FailureOr<SmallVector<Value>> buildGeneric(Lowerer &l, Operation *op,
     state.addTypes(l.chunkType(
         promote(tileMode ? l.computeType(elemOf(type)) : l.scalarType(elemOf(type))),
         width));
-  state.addAttributes(op->getAttrs());
+  addPieceAttributes(state, op);
   Operation *built = b.create(state);
   SmallVector<Value> results;
   for (auto [value, type] :

@@ -63,8 +63,8 @@ def k_unknown_tl(o_ptr):
 
 @triton.jit
 def k_unsupported_tl(o_ptr):
-    # UNSUPPORTED-TL: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:12: error: tl.pair_uniform_to_normal is not supported yet{{$}}
-    x = tl.pair_uniform_to_normal(o_ptr, o_ptr)
+    # UNSUPPORTED-TL: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:12: error: tl.map_elementwise is not supported yet{{$}}
+    x = tl.map_elementwise(o_ptr, o_ptr)
 
 
 @triton.jit
@@ -83,7 +83,7 @@ def k_typo_stdlib(o_ptr):
 
 @triton.jit
 def k_typo_dtype(o_ptr):
-    # TYPO-DTYPE: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:37: error: 'tl.flaot32' is not a name of triton.language; did you mean 'tl.float32'?{{$}}
+    # TYPO-DTYPE: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:34: error: 'tl.flaot32' is not a name of triton.language; did you mean 'tl.float32'?{{$}}
     x = tl.zeros((16,), dtype=tl.flaot32)
 
 

@@ -112,7 +112,7 @@ protected:
 
   /// The vector add compiled for the device and loaded.
   Kernel vectorAdd() {
-    std::string bytes = tileBytecode(kVectorAdd256);
+    std::string bytes = tileBytecode(vectorAddIR(256));
     Image compiled = device->compile(bytes.data(), bytes.size());
     image = std::string(static_cast<const char *>(compiled.data()),
                         compiled.size());

@@ -846,8 +846,8 @@ TEST_F(HostKernels, CompileRefusesWhatIsNotTileBytecode) {
 
 TEST_F(HostKernels, CompileRefusesAFutureDialectVersion) {
   std::string bytes = tileBytecode(
-      kVectorAdd256, std::make_unique<tegula::tile::TileBytecodeVersion>(
-                         tegula::tile::TileDialectVersion::kMajor + 1, 0));
+      vectorAddIR(256), std::make_unique<tegula::tile::TileBytecodeVersion>(
+                            tegula::tile::TileDialectVersion::kMajor + 1, 0));
   ASSERT_FALSE(bytes.empty());
   Error error =
       expectError([&] { device.compile(bytes.data(), bytes.size(), {}); });
@@ -879,7 +879,7 @@ tile.func @bad(%arg0: i32) {
 /// middle/'s lowering is being written; while it cannot lower this kernel
 /// the test skips with the compile's message (which must be one line).
 TEST_F(HostKernels, CompilesAndRunsVectorAdd) {
-  std::string bytes = tileBytecode(kVectorAdd256);
+  std::string bytes = tileBytecode(vectorAddIR(256));
   ASSERT_FALSE(bytes.empty());
   tegula_image_t *raw = nullptr;
   tegula_error_t *error = tegula_device_compile(

@@ -626,32 +626,7 @@ TEST(NvidiaImage, RoundTripsAndRefusesBadImages) {
 
 //===-- The plugin's compile, through the plugin ABI --------------------------===//
 
-/// Triton's vector-add tutorial as the front end emits it, BLOCK 1024.
-constexpr const char *kVectorAdd = R"mlir(
-module attributes {tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
-  tile.func @add_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %arg2: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %arg3: i32) {
-    %pid = tile.program_id 0 : i32 loc("vector_add.py":9:11)
-    %c = arith.constant 1024 : i32
-    %start = arith.muli %pid, %c : i32 loc("vector_add.py":10:20)
-    %range = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32> loc("vector_add.py":11:30)
-    %sstart = tile.splat %start : i32 -> tensor<1024xi32>
-    %offs = arith.addi %sstart, %range : tensor<1024xi32>
-    %n = tile.splat %arg3 : i32 -> tensor<1024xi32>
-    %mask = arith.cmpi slt, %offs, %n : tensor<1024xi32>
-    %xb = tile.splat %arg0 : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
-    %xp = tile.addptr %xb, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
-    %x = tile.load %xp, %mask : tensor<1024x!tile.ptr<f32>> loc("vector_add.py":13:8)
-    %yb = tile.splat %arg1 : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
-    %yp = tile.addptr %yb, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
-    %y = tile.load %yp, %mask : tensor<1024x!tile.ptr<f32>> loc("vector_add.py":14:8)
-    %sum = arith.addf %x, %y : tensor<1024xf32> loc("vector_add.py":15:13)
-    %ob = tile.splat %arg2 : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
-    %op = tile.addptr %ob, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
-    tile.store %op, %sum, %mask : tensor<1024x!tile.ptr<f32>> loc("vector_add.py":16:4)
-    tile.return
-  } loc("vector_add.py":8:0)
-}
-)mlir";
+const std::string kVectorAdd = vectorAddIR(1024);
 
 /// The built nvidia plugin, opened directly (no runtime, no device).
 class NvidiaPluginAbi : public ::testing::Test {

@@ -2,8 +2,6 @@
 
 #include "IntelTargets.h"
 
-#include "tegula/BackendKit/TargetTable.h"
-
 using namespace tegula::intel;
 
 namespace {
@@ -26,14 +24,6 @@ const IntelTarget kTargets[] = {
 } // namespace
 
 llvm::ArrayRef<IntelTarget> tegula::intel::getIntelTargets() { return kTargets; }
-
-std::vector<std::string> tegula::intel::getIntelTargetNames() {
-  return tegula::backend::getTargetNames(getIntelTargets());
-}
-
-const IntelTarget *tegula::intel::findIntelTarget(llvm::StringRef name) {
-  return tegula::backend::findTarget(getIntelTargets(), name);
-}
 
 const IntelTarget &tegula::intel::intelTargetForDeviceId(uint32_t deviceId) {
   // PCI IDs as Intel's compute-runtime lists them (device_ids_configs):

@@ -50,12 +50,6 @@ struct IntelTarget {
 /// Every target, in the order the plugin lists them.
 llvm::ArrayRef<IntelTarget> getIntelTargets();
 
-/// The target names, in that order.
-std::vector<std::string> getIntelTargetNames();
-
-/// The target called |name|, or null.
-const IntelTarget *findIntelTarget(llvm::StringRef name);
-
 /// The target that fits a Level Zero device with PCI device ID |deviceId|:
 /// pvc for 0x0bd0-0x0bdf, dg2 for 0x5690-0x56ff, else spirv.
 const IntelTarget &intelTargetForDeviceId(uint32_t deviceId);

@@ -155,6 +155,10 @@ Error tegula::intel::prepareForSPIRV(Module &module,
   setCallingConventions(module, *kernel);
   makeTranslatorCompatible(module);
   pointPrintfFormatsAtChars(module);
+  if (const GlobalVariable *global = findUnreadableInitializer(module))
+    return oneLineError("the initializer of @" + global->getName() +
+                        " holds a getelementptr constant expression, which "
+                        "the SPIR-V translator would read as undef");
 
   for (Function &function : module) {
     if (!function.isDeclaration() || function.use_empty() ||

@@ -4,6 +4,7 @@
 
 #include "llvm/CodeGen/AtomicExpandUtils.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/Attributes.h"
 #include "llvm/IR/DebugInfo.h"
 #include "llvm/IR/IRBuilder.h"
@@ -147,7 +148,76 @@ void splitPhi(PHINode *phi) {
   phi->eraseFromParent();
 }
 
+/// Whether |constant| is, or is built from, a getelementptr constant
+/// expression.
+bool containsGepExpression(const Constant *constant) {
+  const auto *expression = dyn_cast<ConstantExpr>(constant);
+  if (!expression)
+    return false;
+  if (expression->getOpcode() == Instruction::GetElementPtr)
+    return true;
+  return llvm::any_of(expression->operands(), [](const Use &operand) {
+    return containsGepExpression(cast<Constant>(operand));
+  });
+}
+
+/// |expression| as instructions placed before |before|.
+Instruction *expandExpression(ConstantExpr *expression, Instruction *before) {
+  Instruction *inst = expression->getAsInstruction();
+  inst->insertBefore(before);
+  for (unsigned i = 0; i < inst->getNumOperands(); ++i)
+    if (auto *inner = dyn_cast<ConstantExpr>(inst->getOperand(i)))
+      if (containsGepExpression(inner))
+        inst->setOperand(i, expandExpression(inner, inst));
+  return inst;
+}
+
+/// LLVM 19 writes getelementptr constant expressions with a record code
+/// LLVM 15's reader does not know (CST_CODE_CE_GEP, 32), and that reader
+/// turns an unknown constant into undef without a word: a load from
+/// `getelementptr (i8, ptr addrspace(3) @shared, i64 4)` became a load
+/// from OpUndef, which spirv-val accepts and the device crashes or hangs
+/// on. Instructions are read correctly, so every such expression an
+/// instruction uses becomes one (in the incoming block for a phi).
+void expandGepExpressions(Function &function) {
+  std::vector<Instruction *> users;
+  for (Instruction &inst : instructions(function))
+    if (llvm::any_of(inst.operands(), [](const Use &operand) {
+          auto *constant = dyn_cast<Constant>(operand);
+          return constant && containsGepExpression(constant);
+        }))
+      users.push_back(&inst);
+  for (Instruction *inst : users) {
+    // A phi takes one value per predecessor, however many edges it has.
+    DenseMap<BasicBlock *, Instruction *> perPredecessor;
+    for (unsigned i = 0; i < inst->getNumOperands(); ++i) {
+      auto *expression = dyn_cast<ConstantExpr>(inst->getOperand(i));
+      if (!expression || !containsGepExpression(expression))
+        continue;
+      auto *phi = dyn_cast<PHINode>(inst);
+      if (!phi) {
+        inst->setOperand(i, expandExpression(expression, inst));
+        continue;
+      }
+      Instruction *&expanded = perPredecessor[phi->getIncomingBlock(i)];
+      if (!expanded)
+        expanded = expandExpression(expression,
+                                    phi->getIncomingBlock(i)->getTerminator());
+      inst->setOperand(i, expanded);
+    }
+  }
+}
+
 } // namespace
+
+const GlobalVariable *
+tegula::intel::findUnreadableInitializer(const Module &module) {
+  for (const GlobalVariable &global : module.globals())
+    if (global.hasInitializer() &&
+        containsGepExpression(global.getInitializer()))
+      return &global;
+  return nullptr;
+}
 
 unsigned tegula::intel::splitAggregatePhis(Module &module) {
   std::vector<PHINode *> phis;
@@ -165,6 +235,8 @@ unsigned tegula::intel::makeTranslatorCompatible(Module &module) {
   StripDebugInfo(module);
   LLVMContext &context = module.getContext();
   std::vector<AtomicRMWInst *> floatAtomics;
+  for (Function &function : module)
+    expandGepExpressions(function);
   for (Function &function : module) {
     function.setAttributes(stripNewAttributes(
         context, function.getAttributes(), function.arg_size()));

@@ -18,6 +18,8 @@
 //   - atomicrmw fadd/fsub/fmax/fmin become compare-and-swap loops on the
 //     value's bits (LLVM's expandAtomicRMWToCmpXchg), which the translator
 //     turns into OpAtomicCompareExchange;
+//   - getelementptr constant expressions become instructions (LLVM 15
+//     reads LLVM 19's encoding of them as undef);
 //   - freeze (which translator 15 cannot translate) becomes its operand:
 //     SPIR-V has no poison;
 //   - debug information is stripped (LLVM 19 writes debug records LLVM 15
@@ -29,6 +31,7 @@
 #define TEGULA_PLUGINS_INTEL_TRANSLATORCOMPAT_H
 
 namespace llvm {
+class GlobalVariable;
 class Module;
 } // namespace llvm
 
@@ -36,6 +39,12 @@ namespace tegula::intel {
 
 /// Rewrites |module| as above. Returns the number of atomics expanded.
 unsigned makeTranslatorCompatible(llvm::Module &module);
+
+/// The first global whose initializer is (or holds) a getelementptr
+/// constant expression, which LLVM 15 would read as undef and no rewrite
+/// into instructions can reach; null when there is none.
+const llvm::GlobalVariable *
+findUnreadableInitializer(const llvm::Module &module);
 
 /// Splits every phi of a struct or array type into one phi per scalar
 /// field, the aggregate rebuilt after the phis. Translator 15 types the

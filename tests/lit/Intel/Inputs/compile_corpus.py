@@ -1,7 +1,8 @@
 """Compiles every specialization of tests/frontend/corpus/kernels.txt for an
 Intel target to SPIR-V through the intel plugin (intel_compile.py), at each
 sub-group size given, and checks each module with the external spirv-val
-(besides the plugin's own in-process validation). Prints one line per
+(besides the plugin's own in-process validation), and that no pointer in
+it is OpUndef. Prints one line per
 module, "ok FILE KERNEL sg=N BYTES", and fails on the first error.
 
 Also takes --time: each module's compile time in milliseconds on the line.
@@ -24,6 +25,7 @@ def main():
     parser.add_argument("--target", default="intel:pvc")
     parser.add_argument("--sub-group-size", action="append", default=[])
     parser.add_argument("--spirv-val", default="spirv-val")
+    parser.add_argument("--spirv-dis", default="spirv-dis")
     args = parser.parse_args()
     sizes = args.sub_group_size or ["16"]
     lines = [l.strip() for l in open(os.path.join(args.corpus, "kernels.txt"))]
@@ -49,6 +51,14 @@ def main():
                 with open(out, "wb") as f:
                     f.write(spirv)
                 subprocess.run([args.spirv_val, out], check=True)
+                # An undefined pointer is a constant the translator lost
+                # (LLVM 15 reads constant expressions it cannot decode as
+                # undef); spirv-val accepts it, the device crashes on it.
+                text = subprocess.run([args.spirv_dis, out], check=True,
+                                      capture_output=True, text=True).stdout
+                if "OpUndef %_ptr" in text:
+                    sys.exit("%s:%s sg=%s: the SPIR-V loads or stores through an undefined "
+                             "pointer" % (path, kernel, size))
                 print("ok %s %s sg=%s %d bytes %.0f ms" % (path, kernel, size, len(spirv), ms))
                 sys.stdout.flush()
 

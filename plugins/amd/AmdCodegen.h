@@ -68,7 +68,7 @@ llvm::Error prepareForAMDGPU(llvm::Module &module, llvm::StringRef kernel,
 /// checks what the optimized code calls: an intrinsic |target| lacks, or
 /// any external function (no device library is linked), is an error naming
 /// it. A non-empty |pipeline| (new-PM text, the llvm_passes option)
-/// replaces LLVM's default<O2>.
+/// replaces the kit's GPU kernel pipeline (getGpuKernelPipeline).
 llvm::Error optimizeForAMDGPU(llvm::Module &module, llvm::StringRef kernel,
                               const AmdTarget &target,
                               llvm::StringRef pipeline = "");

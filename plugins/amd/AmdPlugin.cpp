@@ -112,7 +112,7 @@ private:
                             "multiply-adds"),
         CompileOption::text("llvm_passes", "", "TEGULA_AMD_LLVM_PASSES",
                             "LLVM new-pass-manager pipeline replacing "
-                            "default<O2> (e.g. default<O1>)"),
+                            "the built-in pipeline (e.g. default<O2>)"),
     };
   }
 

@@ -200,55 +200,16 @@ void lowerApproximateDivisions(Module &module) {
       }
 }
 
-/// The LLVM passes between the lowering and NVPTX: LLVM 19's O1 pipeline
-/// (`opt -passes='default<O1>' -print-pipeline-passes`) without four of its
-/// eight InstCombine runs (the one before inlining and the three after the
-/// loop vectorizer) and without the passes that have nothing to do here
-/// (coroutines, OpenMP, annotations, profiles). O1 instead of O3: the
-/// lowering already emits straight-line SIMT code with its loops
-/// software-pipelined and its accesses vectorized, and ptxas optimizes
-/// again; O3 gave the same attention PTX byte for byte in 140 instead of
-/// 85 ms. Dropping the four InstCombines (half of O1's time) leaves the PTX
-/// of the sm_90a corpus unchanged but for one setp in causal attention
-/// (sm_80 attention and matmul: a few integer ops) and takes causal
-/// attention's 55 ms to 43 on the development machine. Shorter hand-made
-/// pipelines (without LICM, loop rotation, reassociation, ...) were faster
-/// still but made ptxas schedule attention 10-20% slower.
-/// TEGULA_NVIDIA_LLVM_PASSES replaces it with any new-PM pipeline text
-/// ("default<O1>" or "default<O3>" for the plain levels).
-#define TG_IC "instcombine<max-iterations=1;no-verify-fixpoint>"
-#define TG_CFG "simplifycfg<switch-range-to-icmp>"
-constexpr const char *kNvptxPasses =
-    // Module simplification: attributes, constants, globals.
-    "forceattrs,function(nvvm-reflect,nvvm-intr-range),inferattrs,"
-    "function<eager-inv>(lower-expect,simplifycfg,sroa<modify-cfg>,"
-    "early-cse<>),ipsccp,called-value-propagation,globalopt,"
-    "function<eager-inv>(mem2reg," TG_CFG "),always-inline,"
-    "require<globals-aa>,function(invalidate<aa>),"
-    // Inlining and the function simplification pipeline (O1's, whole).
-    "cgscc(devirt<4>(inline,function-attrs<skip-non-recursive-function-attrs>,"
-    "function<eager-inv;no-rerun>(sroa<modify-cfg>,early-cse<memssa>," TG_CFG
-    "," TG_IC ",libcalls-shrinkwrap," TG_CFG ",reassociate,"
-    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
-    "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
-    "simple-loop-unswitch<no-nontrivial;trivial>)," TG_CFG "," TG_IC ","
-    "loop(loop-idiom,indvars,loop-deletion,loop-unroll-full),sroa<modify-cfg>,"
-    "memcpyopt,sccp,bdce," TG_IC ",adce," TG_CFG "," TG_IC "),function-attrs)),"
-    // Module optimization (no vectorization: forced only).
-    "deadargelim,globalopt,globaldce,rpo-function-attrs,recompute-globalsaa,"
-    "function<eager-inv>(float2int,lower-constant-intrinsics,"
-    "loop(loop-rotate<header-duplication;no-prepare-for-lto>,loop-deletion),"
-    "loop-distribute,inject-tli-mappings,"
-    "loop-vectorize<no-interleave-forced-only;vectorize-forced-only;>,"
-    "infer-alignment,loop-load-elim,simplifycfg<forward-switch-cond;"
-    "switch-range-to-icmp;switch-to-lookup;no-keep-loops;hoist-common-insts;"
-    "sink-common-insts>,vector-combine,loop-unroll<O1>,sroa<preserve-cfg>,"
-    "infer-alignment,loop-mssa(licm<allowspeculation>),"
-    "alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
-    "tailcallelim,simplifycfg<switch-range-to-icmp;speculate-unpredictables>),"
-    "globaldce,constmerge";
-#undef TG_IC
-#undef TG_CFG
+/// The LLVM passes between the lowering and NVPTX: the kit's GPU kernel
+/// pipeline, which was tuned on NVPTX's output, with NVVM's reflection and
+/// intrinsic ranges first. TEGULA_NVIDIA_LLVM_PASSES replaces it with any
+/// new-PM pipeline text ("default<O1>" or "default<O3>" for the plain
+/// levels).
+const std::string &nvptxPasses() {
+  static const std::string passes =
+      tegula::backend::getGpuKernelPipeline("nvvm-reflect,nvvm-intr-range");
+  return passes;
+}
 
 } // namespace
 
@@ -313,7 +274,7 @@ Error tegula::nvidia::optimizeForNVPTX(Module &module, StringRef kernel,
   // A GPU thread has no SIMD lanes to vectorize for (128-bit accesses come
   // from the layouts, as vector loads and stores already in the IR).
   tegula::backend::KernelPasses pipeline;
-  pipeline.builtIn = kNvptxPasses;
+  pipeline.builtIn = nvptxPasses();
   pipeline.custom = passes;
   pipeline.customOrigin = "the compile option, or TEGULA_NVIDIA_LLVM_PASSES";
   if (Error error = tegula::backend::optimizeKernel(module, kernel,

@@ -137,6 +137,59 @@ void tegula::backend::optimizeModuleO3(llvm::Module &module,
   llvm::cantFail(runLLVMPipeline(module, machine, "default<O3>", vectorize));
 }
 
+// LLVM 19's O1 pipeline (`opt -passes='default<O1>' -print-pipeline-passes`)
+// without four of its eight InstCombine runs (the one before inlining and
+// the three after the loop vectorizer) and without the passes that have
+// nothing to do in a kernel (coroutines, OpenMP, annotations, profiles). O1
+// rather than O3: the distributed lowering already emits straight-line SIMT
+// code, its loops software-pipelined and its accesses vectorized; on NVPTX,
+// O3 gave the same attention PTX byte for byte in nearly twice the time,
+// and dropping the four InstCombines left the corpus's PTX unchanged but
+// for a few integer ops. Shorter hand-made pipelines (without LICM, loop
+// rotation, reassociation, ...) were faster still but made ptxas schedule
+// attention 10-20% slower. docs/performance.md has the AMDGPU figures.
+#define TG_IC "instcombine<max-iterations=1;no-verify-fixpoint>"
+#define TG_CFG "simplifycfg<switch-range-to-icmp>"
+static constexpr const char *kGpuKernelPipelineRest =
+    // Module simplification: attributes, constants, globals.
+    "inferattrs,"
+    "function<eager-inv>(lower-expect,simplifycfg,sroa<modify-cfg>,"
+    "early-cse<>),ipsccp,called-value-propagation,globalopt,"
+    "function<eager-inv>(mem2reg," TG_CFG "),always-inline,"
+    "require<globals-aa>,function(invalidate<aa>),"
+    // Inlining and the function simplification pipeline (O1's, whole).
+    "cgscc(devirt<4>(inline,function-attrs<skip-non-recursive-function-attrs>,"
+    "function<eager-inv;no-rerun>(sroa<modify-cfg>,early-cse<memssa>," TG_CFG
+    "," TG_IC ",libcalls-shrinkwrap," TG_CFG ",reassociate,"
+    "loop-mssa(loop-instsimplify,loop-simplifycfg,licm<no-allowspeculation>,"
+    "loop-rotate<header-duplication;no-prepare-for-lto>,licm<allowspeculation>,"
+    "simple-loop-unswitch<no-nontrivial;trivial>)," TG_CFG "," TG_IC ","
+    "loop(loop-idiom,indvars,loop-deletion,loop-unroll-full),sroa<modify-cfg>,"
+    "memcpyopt,sccp,bdce," TG_IC ",adce," TG_CFG "," TG_IC "),function-attrs)),"
+    // Module optimization (no vectorization: forced only).
+    "deadargelim,globalopt,globaldce,rpo-function-attrs,recompute-globalsaa,"
+    "function<eager-inv>(float2int,lower-constant-intrinsics,"
+    "loop(loop-rotate<header-duplication;no-prepare-for-lto>,loop-deletion),"
+    "loop-distribute,inject-tli-mappings,"
+    "loop-vectorize<no-interleave-forced-only;vectorize-forced-only;>,"
+    "infer-alignment,loop-load-elim,simplifycfg<forward-switch-cond;"
+    "switch-range-to-icmp;switch-to-lookup;no-keep-loops;hoist-common-insts;"
+    "sink-common-insts>,vector-combine,loop-unroll<O1>,sroa<preserve-cfg>,"
+    "infer-alignment,loop-mssa(licm<allowspeculation>),"
+    "alignment-from-assumptions,loop-sink,instsimplify,div-rem-pairs,"
+    "tailcallelim,simplifycfg<switch-range-to-icmp;speculate-unpredictables>),"
+    "globaldce,constmerge";
+#undef TG_IC
+#undef TG_CFG
+
+std::string
+tegula::backend::getGpuKernelPipeline(llvm::StringRef targetPasses) {
+  std::string pipeline = "forceattrs,";
+  if (!targetPasses.empty())
+    pipeline += "function(" + targetPasses.str() + "),";
+  return pipeline + kGpuKernelPipelineRest;
+}
+
 llvm::Error tegula::backend::runLLVMPipeline(llvm::Module &module,
                                              llvm::TargetMachine *machine,
                                              llvm::StringRef pipeline,

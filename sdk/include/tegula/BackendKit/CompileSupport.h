@@ -115,6 +115,13 @@ void optimizeModuleO3(llvm::Module &module, llvm::TargetMachine *machine,
 llvm::Error runLLVMPipeline(llvm::Module &module, llvm::TargetMachine *machine,
                             llvm::StringRef pipeline, bool vectorize);
 
+/// The LLVM passes for a GPU kernel the distributed lowering made: LLVM
+/// 19's O1 without half its InstCombines and the passes kernels have no use
+/// for (no vectorizers: vectors come from the layouts), for runLLVMPipeline
+/// or KernelPasses::builtIn. |targetPasses|, function passes of the target
+/// ("nvvm-reflect,nvvm-intr-range"), run first.
+std::string getGpuKernelPipeline(llvm::StringRef targetPasses = "");
+
 /// Runs |Initializers| (a target's LLVMInitialize<Target>TargetInfo,
 /// ...Target, ...TargetMC, ...AsmPrinter, which libLLVM exports for every
 /// target it was built with) once per process, so that a plugin names and

@@ -121,6 +121,25 @@ bool isProvidedBuiltin(StringRef name) {
   return name.starts_with("_Z") || name.starts_with("__spirv_");
 }
 
+/// Marks what must not be moved across divergent control flow convergent,
+/// as OpenCL C compilers do: every function the module defines, and the
+/// builtins that synchronize or exchange values between work-items
+/// (barriers, sub-group and work-group functions). Without it the optimizer
+/// duplicated a barrier into both arms of a branch on the local id, and the
+/// work-items of a group waited at different barriers.
+void markConvergent(Module &module) {
+  for (Function &function : module) {
+    StringRef name = function.getName();
+    bool synchronizes = name.contains("barrier") ||
+                        name.contains("sub_group") ||
+                        name.contains("work_group") ||
+                        name.contains("SubgroupShuffle") ||
+                        name.contains("Group");
+    if (!function.isDeclaration() || synchronizes)
+      function.addFnAttr(Attribute::Convergent);
+  }
+}
+
 } // namespace
 
 Error tegula::intel::prepareForSPIRV(Module &module,
@@ -142,6 +161,7 @@ Error tegula::intel::prepareForSPIRV(Module &module,
         ->addOperand(i32Node(context, {2, 0}));
   tegula::backend::internalizeAllBut(module, shape.kernel);
   splitAggregatePhis(module);
+  markConvergent(module);
 
   tegula::backend::KernelPasses passes;
   passes.builtIn = kSpirvPasses;

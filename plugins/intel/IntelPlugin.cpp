@@ -12,25 +12,23 @@
 //    dialect -> spir64 LLVM IR -> llvm-spirv-15 -> SPIR-V validated in
 //    process (IntelCompiler.h), with the stages llvm-ir, spirv and
 //    spirv-asm. Needs no device.
-//  - Memory, streams and launch: not yet (the kit's defaults answer
-//    TG_ERROR_UNIMPLEMENTED).
+//  - Memory, streams, events, modules and launch through Level Zero
+//    (IntelDevice.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "IntelCompiler.h"
+#include "IntelDevice.h"
 #include "IntelTargets.h"
 
 #include "tegula/BackendKit/PluginBase.h"
 #include "tegula/BackendKit/TileCompile.h"
-#include "tegula/BackendKit/VendorLibrary.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 #include "llvm/Support/raw_ostream.h"
 
 #include <level_zero/ze_api.h>
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -45,50 +43,31 @@ using tegula::backend::toStatus;
 
 namespace {
 
-/// The Level Zero entry points the plugin calls.
-#define TEGULA_ZE_ENTRIES(X)                                                   \
-  X(zeInit)                                                                    \
-  X(zeDriverGet)                                                               \
-  X(zeDeviceGet)                                                               \
-  X(zeDeviceGetProperties)                                                     \
-  X(zeDeviceGetComputeProperties)                                              \
-  X(zeDeviceGetMemoryProperties)
-
-/// The Level Zero entry points, resolved from the loader.
-struct LevelZero {
-  TEGULA_ZE_ENTRIES(TEGULA_VENDOR_MEMBER)
-};
-
-/// "0x78000001 ZE_RESULT_ERROR_UNINITIALIZED" for the results we expect to
-/// meet; the hex value alone for the rest.
-std::string describe(ze_result_t result) {
-  char hex[16];
-  std::snprintf(hex, sizeof(hex), "0x%08x", static_cast<unsigned>(result));
-  const char *name = nullptr;
-  switch (result) {
-  case ZE_RESULT_ERROR_UNINITIALIZED:
-    name = "ZE_RESULT_ERROR_UNINITIALIZED";
-    break;
-  case ZE_RESULT_ERROR_UNSUPPORTED_VERSION:
-    name = "ZE_RESULT_ERROR_UNSUPPORTED_VERSION";
-    break;
-  case ZE_RESULT_ERROR_DEVICE_LOST:
-    name = "ZE_RESULT_ERROR_DEVICE_LOST";
-    break;
-  case ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY:
-    name = "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY";
-    break;
-  default:
-    break;
-  }
-  return name ? std::string(hex) + " " + name : std::string(hex);
+/// The device's warp size: the sub-group size its kernels get when the
+/// compile does not choose one (TEGULA_INTEL_SUB_GROUP_SIZE, else the
+/// target's default), so that a launcher's block of num_warps x warp size
+/// is the work-group such a kernel requires. The largest size the device
+/// runs when it lacks that one (its kernels then fail to load, saying so).
+uint32_t defaultSubGroupSize(const IntelTarget &target,
+                             const std::vector<uint32_t> &supported) {
+  uint32_t size = target.defaultSubGroupSize;
+  if (const char *chosen = std::getenv("TEGULA_INTEL_SUB_GROUP_SIZE"))
+    for (unsigned candidate : target.subGroupSizes)
+      if (std::to_string(candidate) == chosen)
+        size = candidate;
+  if (supported.empty() ||
+      std::find(supported.begin(), supported.end(), size) != supported.end())
+    return size;
+  return *std::max_element(supported.begin(), supported.end());
 }
-
-/// A Level Zero GPU: its properties, filled once at discovery.
-using ZeDevice = PropertiesDevice;
 
 class IntelPlugin : public tegula::backend::CompilerPlugin {
 public:
+  /// Streams can wrap a caller's immediate command list
+  /// (ZeDevice::wrapNativeStream).
+  static constexpr const char *nativeStreamHandleType =
+      "ze_command_list_handle_t";
+
   IntelPlugin()
       : CompilerPlugin({"intel",
                         "0.1.0",
@@ -100,14 +79,11 @@ public:
 
 private:
   std::string discoverDevices() override {
-    tegula::backend::VendorLibrary library("Level Zero loader");
-    if (!library.open({"libze_loader.so.1"}))
-      return library.error();
-#define TEGULA_ZE_RESOLVE(fn) library.resolve(ze.fn, {#fn});
-    TEGULA_ZE_ENTRIES(TEGULA_ZE_RESOLVE)
-#undef TEGULA_ZE_RESOLVE
-    if (!library.error().empty())
-      return library.error();
+    std::string whyNot;
+    const LevelZero *loaded = LevelZero::get(whyNot);
+    if (!loaded)
+      return whyNot;
+    const LevelZero &ze = *loaded;
 
     if (ze_result_t r = ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
         r != ZE_RESULT_SUCCESS)
@@ -121,6 +97,7 @@ private:
     std::vector<ze_driver_handle_t> drivers(driverCount);
     if (ze.zeDriverGet(&driverCount, drivers.data()) != ZE_RESULT_SUCCESS)
       return "Level Zero: zeDriverGet failed listing drivers";
+    std::string failures;
     for (ze_driver_handle_t driver : drivers) {
       uint32_t deviceCount = 0;
       if (ze.zeDeviceGet(driver, &deviceCount, nullptr) != ZE_RESULT_SUCCESS)
@@ -129,41 +106,65 @@ private:
       if (ze.zeDeviceGet(driver, &deviceCount, handles.data()) !=
           ZE_RESULT_SUCCESS)
         continue;
-      for (ze_device_handle_t device : handles)
-        if (auto dev = describeDevice(device))
-          addDevice(std::move(dev));
+      for (ze_device_handle_t handle : handles) {
+        std::unique_ptr<ZeDevice> dev = describeDevice(ze, driver, handle);
+        if (!dev)
+          continue;
+        if (Status status = dev->open(); !status.ok()) {
+          failures += (failures.empty() ? "" : "; ") + dev->name + ": " +
+                      status.message();
+          continue;
+        }
+        addDevice(std::move(dev));
+      }
     }
-    return devices().empty() ? "Level Zero: no GPU device" : "";
+    if (!devices().empty())
+      return "";
+    return failures.empty() ? "Level Zero: no GPU device"
+                            : "Level Zero: no GPU device could be opened (" +
+                                  failures + ")";
   }
 
   /// The device's properties; NULL when it is not a GPU or cannot be asked.
-  std::unique_ptr<ZeDevice> describeDevice(ze_device_handle_t device) {
+  std::unique_ptr<ZeDevice> describeDevice(const LevelZero &ze,
+                                           ze_driver_handle_t driver,
+                                           ze_device_handle_t device) {
     ze_device_properties_t props{};
     props.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
     if (ze.zeDeviceGetProperties(device, &props) != ZE_RESULT_SUCCESS ||
         props.type != ZE_DEVICE_TYPE_GPU)
       return nullptr;
-    // Level Zero 1.8 names no architecture; the PCI device ID identifies
+    // Level Zero 1.4 names no architecture; the PCI device ID identifies
     // the GPU generation, and with it the compile target.
+    const IntelTarget &target = intelTargetForDeviceId(props.deviceId);
     auto dev = std::make_unique<ZeDevice>(
-        *this, props.name[0] ? props.name : "Intel GPU",
-        intelTargetForDeviceId(props.deviceId).name);
+        *this, ze, driver, device, props.name[0] ? props.name : "Intel GPU",
+        target.name);
 
     tg_device_properties &p = dev->props;
     // A sub-slice is an Xe core, the unit a work-group runs on.
     p.compute_units = props.numSlices * props.numSubslicesPerSlice;
     p.clock_khz = props.coreClockRate * 1000; // MHz in Level Zero.
+    // With stype ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES, nanoseconds a tick.
+    dev->timerResolutionNs = std::max<uint64_t>(props.timerResolution, 1);
+    dev->timestampValidBits = props.timestampValidBits;
 
     ze_device_compute_properties_t compute{};
     compute.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES;
-    if (ze.zeDeviceGetComputeProperties(device, &compute) ==
-        ZE_RESULT_SUCCESS) {
-      p.max_threads_per_block = compute.maxTotalGroupSize;
-      p.shared_memory_per_block = compute.maxSharedLocalMemory;
-      // The largest sub-group size the device supports.
-      for (uint32_t i = 0; i < compute.numSubGroupSizes && i < 8; ++i)
-        p.warp_size = std::max(p.warp_size, compute.subGroupSizes[i]);
-    }
+    if (ze.zeDeviceGetComputeProperties(device, &compute) !=
+        ZE_RESULT_SUCCESS)
+      return nullptr;
+    p.max_threads_per_block = compute.maxTotalGroupSize;
+    p.shared_memory_per_block = compute.maxSharedLocalMemory;
+    dev->maxGroupSize = compute.maxTotalGroupSize;
+    dev->limits.maxSharedBytes = compute.maxSharedLocalMemory;
+    dev->limits.maxGrid[0] = compute.maxGroupCountX;
+    dev->limits.maxGrid[1] = compute.maxGroupCountY;
+    dev->limits.maxGrid[2] = compute.maxGroupCountZ;
+    for (uint32_t i = 0;
+         i < compute.numSubGroupSizes && i < ZE_SUBGROUPSIZE_COUNT; ++i)
+      dev->subGroupSizes.push_back(compute.subGroupSizes[i]);
+    p.warp_size = defaultSubGroupSize(target, dev->subGroupSizes);
 
     uint32_t count = 0;
     if (ze.zeDeviceGetMemoryProperties(device, &count, nullptr) ==
@@ -185,8 +186,6 @@ private:
     p.matrix_units = TG_MATRIX_UNIT_NONE;
     return dev;
   }
-
-  LevelZero ze;
 };
 
 } // namespace

@@ -12,6 +12,8 @@ namespace {
 
 // The matrix instructions, measured: each compiled with llc-19 for gfx90a,
 // gfx942 and gfx1100; the rest of the rows were `Cannot select` there.
+// The matrix units take the first row of a tile size and operand type, so
+// the preferred form comes first (bf16's .1k before the half-K one).
 constexpr AmdMatrixShape kGfx90aShapes[] = {
     {"mfma.f32.32x32x8f16", 32, 32, 8, "fp16", "fp32"},
     {"mfma.f32.16x16x16f16", 16, 16, 16, "fp16", "fp32"},

@@ -38,3 +38,15 @@ def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.cons
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     c = tl.dot(a, b)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@triton.jit
+def dot_precision_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                         PRECISION: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    c = tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)

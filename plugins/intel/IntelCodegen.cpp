@@ -174,6 +174,9 @@ Error tegula::intel::prepareForSPIRV(Module &module,
   // Inlining may have left calls whose convention the optimizer changed.
   setCallingConventions(module, *kernel);
   makeTranslatorCompatible(module);
+  std::string bfloatProblem = lowerBFloat(module);
+  if (!bfloatProblem.empty())
+    return oneLineError("kernel " + shape.kernel + ": " + bfloatProblem);
   pointPrintfFormatsAtChars(module);
   if (const GlobalVariable *global = findUnreadableInitializer(module))
     return oneLineError("the initializer of @" + global->getName() +

@@ -30,6 +30,8 @@
 #ifndef TEGULA_PLUGINS_INTEL_TRANSLATORCOMPAT_H
 #define TEGULA_PLUGINS_INTEL_TRANSLATORCOMPAT_H
 
+#include <string>
+
 namespace llvm {
 class GlobalVariable;
 class Module;
@@ -55,6 +57,20 @@ findUnreadableInitializer(const llvm::Module &module);
 /// the Composite"). Run before the optimizer, which then folds the
 /// rebuilt aggregates into their uses. Returns the number of phis split.
 unsigned splitAggregatePhis(llvm::Module &module);
+
+/// Rewrites every bfloat value (scalar or vector) as i16 bits, so that the
+/// SPIR-V has no bfloat: translator 15 knows neither SPV_KHR_bfloat16 nor
+/// SPV_INTEL_bfloat16_conversion and makes bfloat a second, invalid 16-bit
+/// OpTypeFloat. Loads, stores, phis, selects, vector element operations
+/// and getelementptr work on the bits as they are; bitcasts to and from
+/// i16 disappear; fpext is exact bit placement (the bits shifted into the
+/// top half of an i32 float); fptrunc from float rounds to nearest even
+/// on the bits, a NaN kept a quiet NaN (fptrunc from double rounds to odd
+/// in float first, so that it rounds once); arithmetic, comparisons and
+/// the exact or correctly rounded math intrinsics run in float and round
+/// back. Returns an empty string, or a one-line description of the first
+/// bfloat use it cannot rewrite (the module is then not to be translated).
+std::string lowerBFloat(llvm::Module &module);
 
 } // namespace tegula::intel
 

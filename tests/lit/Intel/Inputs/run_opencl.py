@@ -4,8 +4,10 @@ by scripts/install-deps.sh), through clCreateProgramWithIL, and compares
 each result with a reference computed here in double precision on fresh
 random inputs, the outputs poisoned first. Checks that the built kernel
 runs at the sub-group size it requires (CL_KERNEL_COMPILE_SUB_GROUP_SIZE_
-INTEL). Prints "ok KERNEL sg=N" per run; exits 1 on the first mismatch or
-OpenCL error (with the build log when the program does not build).
+INTEL). The bf16 cases run Inputs/bf16.py (f32 -> bf16 rounding, checked
+bit for bit) and the corpus matmul on bf16 inputs. Prints "ok KERNEL sg=N"
+per run; exits 1 on the first mismatch or OpenCL error (with the build log
+when the program does not build).
 
     run_opencl.py CORPUS [--sub-group-size N]... [--only NAME]...
 
@@ -23,8 +25,10 @@ import os
 import random
 import struct
 import sys
+from fractions import Fraction
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import intel_compile  # noqa: E402
 
 P = ctypes.c_void_p
@@ -196,8 +200,140 @@ def case_atomic_sum(cl, compile_for, sg):
     return close(got, math.fsum(x), 1e-4), "%r, want %r" % (got, math.fsum(x))
 
 
+def f32_bits(value):
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def bits_f32(bits):
+    return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+
+def bf16_reference(bits):
+    """The bf16 bits nearest to the float with |bits|, ties to even, found
+    from its exact value (not by the bit trick the compiler uses); None for
+    a NaN, which must become a quiet NaN."""
+    value = bits_f32(bits)
+    return None if math.isnan(value) else bf16_bits_of(value)
+
+
+def bf16_value(bits):
+    return bits_f32(bits << 16)
+
+
+def is_quiet_nan_bf16(bits):
+    return (bits & 0x7F80) == 0x7F80 and (bits & 0x0040) != 0
+
+
+def case_bf16_round(cl, compile_for, sg):
+    special = [
+        0x3F808000, 0x3F818000, 0x3F808001, 0x3F807FFF,  # ties to even, near ties
+        0xBF808000, 0xBF818000,                          # negative ties
+        0x7F7FFFFF, 0x7F7F8000, 0x7F7F7FFF, 0xFF7FFFFF,  # to infinity or the largest
+        0x7F800000, 0xFF800000, 0x00000000, 0x80000000,  # infinities, zeros
+        0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FBFFFFF,  # quiet and signalling NaNs
+        0xFF800001, 0x7F80FFFF,                          # NaNs with low payload only
+        0x00000001, 0x00008000, 0x00018000, 0x00008001,  # float subnormals
+        0x007FFFFF, 0x007F8000, 0x807F8000, 0x00400000,  # bf16 subnormals
+        0x00800000, 0x3F800000, 0x3FFFFFFF, 0x4B7FFFFF,
+    ]
+    n, block = 5000, 1024
+    bits = special + [random.getrandbits(32) for _ in range(n - len(special))]
+    kernel, local = compile_for(os.path.join(HERE, "bf16.py"), "bf16_round_kernel",
+                                "*fp32:16, *bf16:16, *fp32:16, i32, 1024")
+    bx = cl.buffer(struct.pack("<%dI" % n, *bits))
+    by = cl.buffer(struct.pack("<%dH" % (n + 8), *([0xFFFF] * (n + 8))))
+    br = cl.buffer(f32s([NAN] * n))
+    cl.run(kernel, [("buf", bx), ("buf", by), ("buf", br), ("i32", n)],
+           (n + block - 1) // block, local)
+    got = struct.unpack("<%dH" % (n + 8), cl.read(by))
+    got_r = struct.unpack("<%dI" % n, cl.read(br))
+    if any(v != 0xFFFF for v in got[n:]):
+        return False, "a store past n"
+    for i in range(n):
+        want = bf16_reference(bits[i])
+        if want is None:
+            ok = is_quiet_nan_bf16(got[i])
+        else:
+            ok = got[i] == want
+        if not ok:
+            return False, "bf16(0x%08x) = 0x%04x, want %s" % (
+                bits[i], got[i], "a quiet NaN" if want is None else "0x%04x" % want)
+        # r = f32(bf16(bf16(y * y) + y)): each bf16 operation rounded once
+        # (y * y is exact in double, the sum of two bf16 values too).
+        if want is None:
+            ok = math.isnan(bits_f32(got_r[i]))
+        else:
+            y = bf16_value(want)
+            square = bf16_value_of(y * y)
+            total = bf16_value_of(square + y) if square is not None else None
+            ok = (math.isnan(bits_f32(got_r[i])) if total is None
+                  else got_r[i] == f32_bits(total))
+        if not ok:
+            return False, "r for x=0x%08x: 0x%08x" % (bits[i], got_r[i])
+    return True, ""
+
+
+def bf16_value_of(value):
+    """|value| (a double holding an exact result) rounded to bf16, as a
+    float; None for a NaN."""
+    if math.isnan(value):
+        return None
+    if math.isinf(value):
+        return value
+    if abs(value) >= 2.0 ** 128:
+        return math.copysign(math.inf, value)
+    if value == 0.0:
+        return value
+    exact = Fraction(abs(value))
+    exponent = max(math.frexp(abs(value))[1] - 1, -126)
+    quantum = Fraction(2) ** (exponent - 7)
+    rounded = float(round(exact / quantum) * quantum)
+    if rounded >= 2.0 ** 128:
+        rounded = math.inf
+    return math.copysign(rounded, value)
+
+
+def bf16_bits_of(value):
+    """The bf16 bits nearest to |value| (a double), ties to even."""
+    return f32_bits(bf16_value_of(value)) >> 16
+
+
+def case_bf16_matmul(cl, compile_for, sg):
+    m, n, k = 50, 48, 80
+    a = [bf16_bits_of(random.uniform(-2, 2)) for _ in range(m * k)]
+    b = [bf16_bits_of(random.uniform(-2, 2)) for _ in range(k * n)]
+    kernel, local = compile_for(
+        "matmul.py", "matmul_kernel",
+        '*bf16:16, *bf16:16, *fp16:16, i32, i32, i32, i32:16, i32:1, i32:16, i32:1, '
+        'i32:16, i32:1, 32, 32, 32, 4, ""')
+    ba = cl.buffer(struct.pack("<%dH" % (m * k), *a))
+    bb = cl.buffer(struct.pack("<%dH" % (k * n), *b))
+    bc = cl.buffer(struct.pack("<%dH" % (m * n), *([0x7E00] * (m * n))))
+    groups = ((m + 31) // 32) * ((n + 31) // 32)
+    cl.run(kernel, [("buf", ba), ("buf", bb), ("buf", bc), ("i32", m), ("i32", n),
+                    ("i32", k), ("i32", k), ("i32", 1), ("i32", n), ("i32", 1),
+                    ("i32", n), ("i32", 1)], groups, local)
+    got = struct.unpack("<%de" % (m * n), cl.read(bc))
+    av = [bf16_value(v) for v in a]
+    bv = [bf16_value(v) for v in b]
+    for i in range(m):
+        for j in range(n):
+            products = [av[i * k + l] * bv[l * n + j] for l in range(k)]
+            want = math.fsum(products)
+            # The products are exact in fp32 (8-bit significands); K fp32
+            # additions err by at most K * 2^-24 * sum |a b|, and the fp16
+            # result rounds by 2^-11 relative (2^-25 absolute near zero).
+            accumulation = k * 2.0 ** -24 * math.fsum(abs(p) for p in products)
+            bound = accumulation + 2.0 ** -11 * (abs(want) + accumulation) + 2.0 ** -25
+            if not abs(got[i * n + j] - want) <= bound:
+                return False, "c[%d][%d] = %r, want %r (bound %g)" % (
+                    i, j, got[i * n + j], want, bound)
+    return True, ""
+
+
 CASES = [("add_kernel", case_vector_add), ("softmax_kernel", case_softmax),
-         ("sum_kernel", case_atomic_sum)]
+         ("sum_kernel", case_atomic_sum), ("bf16_round_kernel", case_bf16_round),
+         ("matmul_kernel", case_bf16_matmul)]
 
 
 def main():

@@ -8,8 +8,9 @@
 
 #include <algorithm>
 #include <cinttypes>
-#include <cstring>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 
 using namespace tegula::intel;
@@ -557,12 +558,15 @@ Status ZeDevice::loadModule(const void *data, size_t size,
                       std::to_string(groupSize) + " work-items; " + name +
                       " allows " + std::to_string(maxGroupSize));
 
+  // The driver's own compiler options (Intel's GPU driver takes e.g.
+  // -ze-opt-large-register-file, -ze-opt-disable).
+  const char *buildFlags = std::getenv("TEGULA_INTEL_MODULE_BUILD_FLAGS");
   ze_module_desc_t desc{ZE_STRUCTURE_TYPE_MODULE_DESC,
                         nullptr,
                         ZE_MODULE_FORMAT_IL_SPIRV,
                         image.spirv.size(),
                         reinterpret_cast<const uint8_t *>(image.spirv.data()),
-                        "",
+                        buildFlags ? buildFlags : "",
                         nullptr};
   ze_module_handle_t handle = nullptr;
   ze_module_build_log_handle_t log = nullptr;

@@ -82,16 +82,6 @@ template <typename T> std::string hexOf(T value) {
   return text;
 }
 
-/// Runs |body|, which must throw an Error of |code| whose message has
-/// |part|.
-template <typename Body>
-void expectRefusal(tg_error_code code, const std::string &part, Body &&body) {
-  Error error = expectError(body);
-  EXPECT_EQ(error.code(), code) << error.what();
-  EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
-      << error.what();
-}
-
 class AmdOnFakeHip : public ::testing::Test {
 protected:
   void SetUp() override {

@@ -61,16 +61,6 @@ struct DriverHooks {
   }
 };
 
-/// Runs |body|, which must throw an Error of |code| whose message has
-/// |part|.
-template <typename Body>
-void expectRefusal(tg_error_code code, const std::string &part, Body &&body) {
-  Error error = expectError(body);
-  EXPECT_EQ(error.code(), code) << error.what();
-  EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
-      << error.what();
-}
-
 constexpr int kBlock = 256;
 
 class IntelOnLevelZero : public ::testing::Test {

@@ -63,6 +63,16 @@ template <typename Body> Error expectError(Body &&body) {
   return Error(TG_SUCCESS, "");
 }
 
+/// Runs |body|, which must throw an Error of |code| whose message has
+/// |part|.
+template <typename Body>
+void expectRefusal(tg_error_code code, const std::string &part, Body &&body) {
+  Error error = expectError(body);
+  EXPECT_EQ(error.code(), code) << error.what();
+  EXPECT_NE(std::string(error.what()).find(part), std::string::npos)
+      << error.what();
+}
+
 /// A fresh temporary folder, removed with everything in it at scope end.
 class TempDir {
 public:

@@ -76,6 +76,12 @@ tegula::host::compileTileBytecode(const CompileRequest &request,
         // One warp in the metadata (a program is one launch unit), its
         // scratch as shared memory.
         pipeline.reportedWarps = 1;
+        // simt_shared_bytes (TEGULA_HOST_SIMT_SHARED_BYTES) bounds it as a
+        // GPU's shared memory does, so that chunked conversions are tested.
+        if (uint64_t limit = request.integer("simt_shared_bytes");
+            limit && warpSize)
+          pipeline.limit = {limit, "shared memory per program",
+                            "simt_shared_bytes"};
         llvm::Expected<tegula::backend::KernelIR> compiled =
             tegula::backend::compileToLLVM(module, pipeline);
         if (!compiled)

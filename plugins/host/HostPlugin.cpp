@@ -347,7 +347,13 @@ public:
                          "simt", 0, 64, "0", "TEGULA_HOST_SIMT",
                          "0: a program is one thread; else the warp size "
                          "(a power of 2) of the SIMT emulation that runs "
-                         "the GPU lowering on the CPU")}}) {}
+                         "the GPU lowering on the CPU"),
+                     CompileOption::integer(
+                         "simt_shared_bytes", 0, UINT32_MAX, "0",
+                         "TEGULA_HOST_SIMT_SHARED_BYTES",
+                         "the shared memory a SIMT program may use (0: no "
+                         "limit); a smaller one makes layout conversions "
+                         "that exceed it go in chunks")}}) {}
 
   Status initialize(uint32_t, uint32_t) override {
     addDevice(std::make_unique<HostDevice>(*this, info().targets.front()));

@@ -77,7 +77,7 @@ def test_an_option_of_another_plugin_is_named(host, rng, no_simt):
     try:
         with pytest.raises(tegula.TegulaError) as info:
             _run(host, rng, mma=0)
-        assert "no compile option 'mma' (options: num_warps, num_stages, simt)" \
+        assert "no compile option 'mma' (options: num_warps, num_stages, simt, simt_shared_bytes)" \
             in str(info.value)
     finally:
         rt.close()

@@ -311,6 +311,9 @@ llvm::Expected<KernelIR> tegula::backend::compileToLLVM(
 
   LoweringOptions lowering = target.lowering;
   lowering.distributed = target.policy != nullptr;
+  // Conversions that would exceed the target's shared memory go in chunks.
+  if (!lowering.sharedMemoryLimit)
+    lowering.sharedMemoryLimit = target.limit.bytes;
   llvm::Expected<LoweredKernel> lowered =
       lowerKernel(module, *target.hooks, lowering, target.target);
   if (!lowered)

@@ -76,6 +76,10 @@ struct LoweringOptions {
   /// a dot in it) is distributed and lowered by the family of its kind; a
   /// kind not here is an error at the op that has the layout. Null: none.
   const backend::MatrixUnitRegistry *matrixUnits = nullptr;
+  /// The shared memory a program may use (distributed only; 0: no limit).
+  /// A layout conversion whose staging would not fit is done in chunks
+  /// along one dimension, a round of shared memory each.
+  uint64_t sharedMemoryLimit = 0;
 };
 
 /// Lowers |module| in place. On failure, errors were reported through the

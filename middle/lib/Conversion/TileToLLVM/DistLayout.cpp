@@ -521,6 +521,67 @@ int64_t countAccesses(const DistLayout &layout, int64_t fastest,
   return layout.getNumRegs() / width;
 }
 
+/// How a conversion too large for shared memory goes in rounds: |chunks|
+/// slices of |size| elements along |dim|.
+struct Chunking {
+  int64_t dim = -1;
+  int64_t size = 0;
+  int64_t chunks = 0;
+  Staging staging;
+};
+
+/// The fewest slices along one dimension whose staging takes at most
+/// |available| bytes, or none. A slice holds whole thread parts of both
+/// layouts (every lane and warp basis is below its size along |dim|), so
+/// the registers of each round are known when compiling.
+std::optional<Chunking> planChunking(const DistLayout &from,
+                                     const DistLayout &to, int64_t fastest,
+                                     int64_t elemBytes, uint64_t available) {
+  std::optional<Chunking> best;
+  for (int64_t d = 0; d < from.getRank(); ++d) {
+    int64_t extent = from.shape[d];
+    if (extent < 2 || !llvm::isPowerOf2_64(extent))
+      continue;
+    int64_t threadBits = 0;
+    for (const DistLayout *layout : {&from, &to})
+      for (const SmallVector<Coords> *bases :
+           {&layout->laneBases, &layout->warpBases})
+        for (const Coords &basis : *bases)
+          threadBits |= basis[d];
+    int64_t minSize = threadBits ? int64_t(llvm::NextPowerOf2(threadBits)) : 1;
+    for (int64_t size = extent / 2; size >= minSize; size /= 2) {
+      SmallVector<int64_t> shape(from.shape.begin(), from.shape.end());
+      shape[d] = size;
+      Staging staging = planStaging(shape, fastest, elemBytes);
+      if (llvm::alignTo(staging.elements * elemBytes, 16) > available)
+        continue;
+      if (!best || extent / size < best->chunks)
+        best = Chunking{d, size, extent / size, staging};
+      break;
+    }
+  }
+  return best;
+}
+
+/// The registers of |layout| in slice |k| of |chunking| (their indices in
+/// |regs|), as a layout whose register offsets are relative to the slice.
+/// The shape stays the whole tile's, which keeps the thread coordinates
+/// shared with other uses of |layout|.
+DistLayout chunkOf(const DistLayout &layout, const Chunking &chunking,
+                   int64_t k, SmallVectorImpl<int64_t> &regs) {
+  DistLayout chunk = layout;
+  chunk.regOffsets.clear();
+  for (auto [r, offsets] : llvm::enumerate(layout.regOffsets)) {
+    if (offsets[chunking.dim] / chunking.size != k)
+      continue;
+    regs.push_back(r);
+    Coords shifted = offsets;
+    shifted[chunking.dim] -= k * chunking.size;
+    chunk.regOffsets.push_back(shifted);
+  }
+  return chunk;
+}
+
 } // namespace
 
 SmallVector<Value> DistLowerer::stageRegisters(Location loc,
@@ -599,6 +660,35 @@ SmallVector<Value> DistLowerer::convert(Location loc, const DistLayout &from,
               countAccesses(to, rank - 1, bytes))
     fastest = rank - 2;
   Staging staging = planStaging(from.shape, fastest, bytes);
+  uint64_t available =
+      sharedLimit > operandBytes ? sharedLimit - operandBytes : 0;
+  if (sharedLimit && llvm::alignTo(staging.elements * bytes, 16) > available)
+    if (std::optional<Chunking> chunking =
+            planChunking(from, to, fastest, bytes, available)) {
+      // Each round: the holders of the slice write it, barrier, its readers
+      // read it, barrier (the next round overwrites it).
+      reserveShared(chunking->staging.elements * bytes);
+      SmallVector<Value> result(to.getNumRegs());
+      for (int64_t k = 0; k < chunking->chunks; ++k) {
+        SmallVector<int64_t> fromRegs, toRegs;
+        DistLayout source = chunkOf(from, *chunking, k, fromRegs);
+        DistLayout dest = chunkOf(to, *chunking, k, toRegs);
+        SmallVector<Value> written;
+        for (int64_t r : fromRegs)
+          written.push_back(values[r]);
+        if (!written.empty())
+          stageRegisters(loc, source, written, elem, chunking->staging.strides,
+                         fastest);
+        barrier(loc);
+        if (!toRegs.empty())
+          for (auto [r, value] : llvm::zip_equal(
+                   toRegs, stageRegisters(loc, dest, {}, elem,
+                                          chunking->staging.strides, fastest)))
+            result[r] = value;
+        barrier(loc);
+      }
+      return result;
+    }
   reserveShared(staging.elements * bytes);
   stageRegisters(loc, from, values, elem, staging.strides, fastest);
   barrier(loc);

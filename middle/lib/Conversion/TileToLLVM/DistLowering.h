@@ -115,6 +115,8 @@ public:
   llvm::DenseMap<mlir::Type, DistLayout> layoutCache;
   /// The shared memory the largest staging needs.
   uint64_t sharedBytes = 0;
+  /// LoweringOptions::sharedMemoryLimit (0: none).
+  uint64_t sharedLimit = 0;
 
   /// A dot operand kept in shared memory for a matrix unit that reads it
   /// there (MatrixUnit::readsSharedOperands): a swizzled tile (see
@@ -246,7 +248,8 @@ public:
                           llvm::ArrayRef<int64_t> shape);
   /// The registers of a tile of layout |from| rearranged for layout |to| of
   /// the same shape (registers directly when the thread parts agree, else
-  /// through shared memory).
+  /// through shared memory; in chunks when the whole tile would exceed
+  /// |sharedLimit|).
   llvm::SmallVector<mlir::Value> convert(mlir::Location loc,
                                          const DistLayout &from,
                                          llvm::ArrayRef<mlir::Value> values,

@@ -49,10 +49,34 @@ std::optional<SmallVector<Value>> mapRegisters(const DistLayout &from,
 using ValueCoordMap =
     llvm::function_ref<SmallVector<Value, 4>(ArrayRef<Value>)>;
 
+/// |layout| with its dimensions in |order| (result dimension k is source
+/// dimension order[k]): the layout of a transposed tile in the same
+/// registers.
+DistLayout transposeLayout(const DistLayout &layout, ArrayRef<int32_t> order) {
+  auto permute = [&](ArrayRef<int64_t> c) {
+    Coords result(c.size());
+    for (auto [k, d] : llvm::enumerate(order))
+      result[k] = c[d];
+    return result;
+  };
+  DistLayout result = layout;
+  for (auto [k, d] : llvm::enumerate(order))
+    result.shape[k] = layout.shape[d];
+  for (SmallVector<Coords> *list :
+       {&result.regOffsets, &result.laneBases, &result.warpBases})
+    for (Coords &c : *list)
+      c = permute(c);
+  return result;
+}
+
 /// The result of a one-source shape op: registers when they line up, else
-/// through shared memory.
+/// through shared memory. |transOrder|: the permutation of a trans, which,
+/// when its row-major staging would exceed the shared memory limit, is a
+/// relabeling of the registers and a layout conversion (in chunks where it
+/// must be).
 LogicalResult lowerMapped(DistLowerer &l, Operation *op, Value src,
-                          Value result, CoordMap map, ValueCoordMap valueMap) {
+                          Value result, CoordMap map, ValueCoordMap valueMap,
+                          ArrayRef<int32_t> transOrder = {}) {
   Location loc = op->getLoc();
   auto srcType = cast<RankedTensorType>(src.getType());
   auto resultType = cast<RankedTensorType>(result.getType());
@@ -66,6 +90,13 @@ LogicalResult lowerMapped(DistLowerer &l, Operation *op, Value src,
     return success();
   }
   Type elem = srcType.getElementType();
+  uint64_t bytes = srcType.getNumElements() * l.storageBytes(elem);
+  if (!transOrder.empty() && l.sharedLimit &&
+      l.operandBytes + llvm::alignTo(bytes, 16) > l.sharedLimit) {
+    l.setRegs(result, l.convert(loc, transposeLayout(*from, transOrder),
+                                l.regsOf(src), elem, *to));
+    return success();
+  }
   l.stageOut(loc, *from, l.regsOf(src), elem, 0);
   l.barrier(loc);
   l.setRegs(result, l.stageIn(loc, *to, elem, 0, [&](ArrayRef<Value> coords) {
@@ -391,7 +422,7 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
     return lowerMapped(
         l, op, trans.getSrc(), trans.getResult(),
         [&](ArrayRef<int64_t> c) { return transSourceCoords(c, order); },
-        [&](ArrayRef<Value> c) { return transSourceCoords(c, order); });
+        [&](ArrayRef<Value> c) { return transSourceCoords(c, order); }, order);
   }
   return llvm::TypeSwitch<Operation *, std::optional<LogicalResult>>(op)
       .Case<tile::JoinOp, tile::SplitOp, tile::CatOp, tile::GatherOp,

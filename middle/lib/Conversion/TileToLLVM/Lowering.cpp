@@ -525,6 +525,7 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   // The distributed lowerer is also the one-thread lowerer (its base).
   DistLowerer l(module, hooks, axisInfo, result.numWarps, options.matrixUnits);
   l.functionName = kernel.getSymName().str();
+  l.sharedLimit = options.sharedMemoryLimit;
 
   // The signature: the kernel's arguments, then the target's context.
   SmallVector<Type> params;

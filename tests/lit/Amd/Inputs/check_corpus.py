@@ -9,7 +9,8 @@ the compiler says (the image's JSON header) and what the target allows
   - explicit arguments at the offsets and sizes of the kit's packing (each
     at the next multiple of its size, runtime.h) and a kernarg segment
     that holds them
-  - .group_segment_fixed_size (LDS) equal to the lowering's lds_bytes
+  - .group_segment_fixed_size (LDS) equal to the lowering's lds_bytes and
+    at most the target's LDS per workgroup
   - .private_segment_fixed_size 0 and no spills, except for the kernels
     named by --scratch (given with the reason in the test)
   - VGPR, SGPR and AGPR counts within the target's limits
@@ -28,11 +29,12 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from amd_compile import CompileError, Runtime, tile_bytecode  # noqa: E402
 
-# plugins/amd/AmdTargets.cpp: wave size and register limits.
+# plugins/amd/AmdTargets.cpp: wave size, LDS per workgroup and register
+# limits.
 TARGETS = {
-    "gfx90a": dict(wave=64, vgprs=512, sgprs=108, agprs=256),
-    "gfx942": dict(wave=64, vgprs=512, sgprs=108, agprs=256),
-    "gfx1100": dict(wave=32, vgprs=256, sgprs=108, agprs=0),
+    "gfx90a": dict(wave=64, lds=65536, vgprs=512, sgprs=108, agprs=256),
+    "gfx942": dict(wave=64, lds=65536, vgprs=512, sgprs=108, agprs=256),
+    "gfx1100": dict(wave=32, lds=65536, vgprs=256, sgprs=108, agprs=0),
 }
 
 
@@ -120,6 +122,9 @@ def check(header, kernels, target, arch, scratch_ok):
     if n("group_segment_fixed_size") != header["lds_bytes"]:
         problems.append("group segment %d, the compiler computed %d LDS bytes" %
                         (n("group_segment_fixed_size"), header["lds_bytes"]))
+    if not 0 <= n("group_segment_fixed_size") <= limits["lds"]:
+        problems.append("group segment %d over %d LDS bytes" %
+                        (n("group_segment_fixed_size"), limits["lds"]))
     if not scratch_ok:
         for key in ("private_segment_fixed_size", "vgpr_spill_count", "sgpr_spill_count"):
             if n(key) != 0:

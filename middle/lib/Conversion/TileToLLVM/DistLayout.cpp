@@ -251,19 +251,9 @@ FailureOr<DistLayout> DistLowerer::layoutOf(RankedTensorType type,
     SmallVector<unsigned> order;
     for (int64_t d = type.getRank() - 1; d >= 0; --d)
       order.push_back(d);
-    Type elem = type.getElementType();
-    unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
-    backend::BlockedLayout blocked = backend::defaultBlockedLayout(
-        type.getShape(), std::max(bits, 8u), order, numWarps, warpSize, 16, 1);
-    auto widen = [](ArrayRef<unsigned> v) {
-      return SmallVector<int64_t>(v.begin(), v.end());
-    };
-    bases = blockedBases(type.getShape(), widen(blocked.sizePerThread),
-                         widen(blocked.threadsPerWarp),
-                         widen(blocked.warpsPerBlock), widen(blocked.order));
-  } else {
-    bases = basesOf(*this, encoding, type.getShape(), loc);
+    return layoutCache[type] = coalescedLayout(type, order, 1);
   }
+  bases = basesOf(*this, encoding, type.getShape(), loc);
   if (failed(bases))
     return failure();
   unsigned laneBits = llvm::Log2_32(warpSize);
@@ -696,4 +686,28 @@ SmallVector<Value> DistLowerer::convert(Location loc, const DistLayout &from,
       stageRegisters(loc, to, {}, elem, staging.strides, fastest);
   barrier(loc);
   return result;
+}
+
+DistLayout DistLowerer::coalescedLayout(RankedTensorType type,
+                                        ArrayRef<unsigned> order,
+                                        unsigned contiguity) {
+  Type elem = type.getElementType();
+  unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
+  backend::BlockedLayout blocked =
+      backend::defaultBlockedLayout(type.getShape(), std::max(bits, 8u), order,
+                                    numWarps, warpSize, 16, contiguity);
+  auto widen = [](ArrayRef<unsigned> v) {
+    return SmallVector<int64_t>(v.begin(), v.end());
+  };
+  return expand(blockedBases(type.getShape(), widen(blocked.sizePerThread),
+                             widen(blocked.threadsPerWarp),
+                             widen(blocked.warpsPerBlock),
+                             widen(blocked.order)));
+}
+
+FailureOr<DistLayout> DistLowerer::layoutOfValue(Value value, Location loc) {
+  auto found = valueLayouts.find(value);
+  if (found != valueLayouts.end())
+    return found->second;
+  return layoutOf(cast<RankedTensorType>(value.getType()), loc);
 }

@@ -113,6 +113,10 @@ public:
   /// The layouts computed so far (only successes: a failure is reported
   /// where it happens).
   llvm::DenseMap<mlir::Type, DistLayout> layoutCache;
+  /// Tiles whose registers are not in their type's layout: block-pointer
+  /// loads read in a layout chosen for the access (blockLoadLayout in
+  /// DistMemory.cpp), as the pointee type they must keep has no encoding.
+  llvm::DenseMap<mlir::Value, DistLayout> valueLayouts;
   /// The shared memory the largest staging needs.
   uint64_t sharedBytes = 0;
   /// LoweringOptions::sharedMemoryLimit (0: none).
@@ -187,6 +191,15 @@ public:
   /// that their family refuses).
   mlir::FailureOr<DistLayout> layoutOf(mlir::RankedTensorType type,
                                        mlir::Location loc);
+  /// The layout of |value|'s registers: valueLayouts' entry, else its
+  /// type's.
+  mlir::FailureOr<DistLayout> layoutOfValue(mlir::Value value,
+                                            mlir::Location loc);
+  /// Triton's coalesced layout of |type|'s shape along |order|, with
+  /// |contiguity| elements known contiguous along order[0].
+  DistLayout coalescedLayout(mlir::RankedTensorType type,
+                             llvm::ArrayRef<unsigned> order,
+                             unsigned contiguity);
   /// Per dimension, the i32 coordinate contributed by this thread's lane
   /// and warp (computed once, in the prologue).
   llvm::ArrayRef<mlir::Value> threadCoords(const DistLayout &layout);

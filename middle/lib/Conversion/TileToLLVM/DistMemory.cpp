@@ -263,13 +263,52 @@ void forEachBlockRegister(
   }
 }
 
+/// The layout block-pointer load |op| reads its tile in. Its type has no
+/// encoding (it is the pointer's pointee), so by default the tile is
+/// row-major with one element per thread in a row: scalar accesses, and
+/// strided ones when the block's unit-stride dimension is another. When
+/// only register conversions read the tile (they take any source layout),
+/// it is read in Triton's coalesced layout along the block pointer's order
+/// instead, vectors along a dimension of unit stride.
+FailureOr<DistLayout> blockLoadLayout(DistLowerer &l, tile::LoadOp op) {
+  auto type = cast<RankedTensorType>(op.getType());
+  Value result = op.getResult();
+  bool convertedOnly =
+      !result.use_empty() &&
+      llvm::all_of(result.getUsers(), [&](Operation *user) {
+        return isa<tile::ConvertLayoutOp>(user) &&
+               !l.deferredConverts.contains(user) &&
+               !isSharedMatrixOperand(user->getResult(0).getType(),
+                                      l.matrixUnits);
+      });
+  int64_t dim = convertedOnly ? getBlockContiguousDim(l, op.getPtr()) : -1;
+  if (dim < 0)
+    return l.layoutOf(type, op.getLoc());
+  SmallVector<tile::MakeTensorPtrOp> origins;
+  llvm::DenseSet<Value> visited;
+  int64_t unusedDivisibility = 1;
+  traceBlockPointer(l, op.getPtr(), dim, unusedDivisibility, origins, visited);
+  bool unitStride = llvm::all_of(origins, [&](tile::MakeTensorPtrOp make) {
+    AxisInfo stride = l.axisInfo.get(make.getStrides()[dim]);
+    return stride.isInitialized() && stride.getConstantValue() == 1;
+  });
+  SmallVector<unsigned> order{static_cast<unsigned>(dim)};
+  for (int64_t d = type.getRank() - 1; d >= 0; --d)
+    if (d != dim)
+      order.push_back(d);
+  DistLayout layout = l.coalescedLayout(
+      type, order, unitStride ? static_cast<unsigned>(type.getShape()[dim]) : 1);
+  l.valueLayouts[result] = layout;
+  return layout;
+}
+
 LogicalResult lowerBlockAccess(DistLowerer &l, tile::LoadOp op) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(op.getType());
   Type elem = type.getElementType();
   Type memType = l.storageType(elem);
-  FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+  FailureOr<DistLayout> layout = blockLoadLayout(l, op);
   if (failed(layout))
     return failure();
   FailureOr<Value> padding = blockPadding(l, op, memType);
@@ -319,9 +358,8 @@ LogicalResult lowerBlockAccess(DistLowerer &l, tile::StoreOp op) {
   if (auto convert = stored.getDefiningOp<tile::ConvertLayoutOp>();
       convert && l.deferredConverts.contains(convert))
     stored = convert.getSrc();
-  auto type = cast<RankedTensorType>(stored.getType());
-  Type elem = type.getElementType();
-  FailureOr<DistLayout> layout = l.layoutOf(type, loc);
+  Type elem = cast<RankedTensorType>(stored.getType()).getElementType();
+  FailureOr<DistLayout> layout = l.layoutOfValue(stored, loc);
   if (failed(layout))
     return failure();
   Value owner = layout->hasReplication() ? l.isOwner(*layout) : Value();

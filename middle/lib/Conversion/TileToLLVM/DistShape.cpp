@@ -362,7 +362,7 @@ tegula::lowering::lowerDistShape(DistLowerer &l, Operation *op) {
       return success();
     }
     auto srcType = cast<RankedTensorType>(op->getOperand(0).getType());
-    FailureOr<DistLayout> from = l.layoutOf(srcType, loc);
+    FailureOr<DistLayout> from = l.layoutOfValue(op->getOperand(0), loc);
     FailureOr<DistLayout> to =
         l.layoutOf(cast<RankedTensorType>(op->getResult(0).getType()), loc);
     if (failed(from) || failed(to))

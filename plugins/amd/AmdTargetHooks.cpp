@@ -177,6 +177,22 @@ public:
   std::optional<SharedScratch> getSharedScratch() const override {
     return SharedScratch{kLdsSymbol, /*alignment=*/16, "amd target hooks"};
   }
+  /// AMDGPU's memory model scopes (LLVM AMDGPUUsage, "Memory Scopes"):
+  /// scope="cta" is the work-group, "gpu" the agent, "sys" the system
+  /// (LLVM's default), as Triton's AMD backend maps them. An agent-scoped
+  /// atomic skips the cache writebacks and invalidates that keep the host
+  /// coherent.
+  StringRef getAtomicSyncScope(MemoryScope scope) const override {
+    switch (scope) {
+    case MemoryScope::Block:
+      return "workgroup";
+    case MemoryScope::Device:
+      return "agent";
+    case MemoryScope::System:
+      return "";
+    }
+    return "";
+  }
   /// Refused (see above): tl.device_print fails the compile.
   LogicalResult buildPrintf(OpBuilder &, Location loc, StringRef,
                             ValueRange) const override {

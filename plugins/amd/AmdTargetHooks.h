@@ -20,7 +20,9 @@
 //                         has said how much a workgroup needs
 //   atomics               the kit's atomicrmw / cmpxchg with their
 //                         orderings, which LLVM's AMDGPU memory model
-//                         lowers itself (no fences added; system scope)
+//                         lowers itself (no fences added), in the scope
+//                         of their scope=: syncscope("workgroup") for
+//                         "cta", "agent" for "gpu", system for "sys"
 //   print                 refused with a located error: Tegula has no HIP
 //                         host-call printf yet (kAmdRefusalMarker)
 //   assert                a failed tl.device_assert traps (llvm.trap, which

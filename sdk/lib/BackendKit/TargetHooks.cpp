@@ -90,6 +90,10 @@ LogicalResult TargetHooks::buildAbort(OpBuilder &builder, Location loc,
 void TargetHooks::buildAtomicFence(OpBuilder &, Location, bool, MemoryOrder,
                                    MemoryScope) const {}
 
+llvm::StringRef TargetHooks::getAtomicSyncScope(MemoryScope) const {
+  return "";
+}
+
 const AsyncCopy *TargetHooks::getAsyncCopy() const { return nullptr; }
 
 AsyncCopy::~AsyncCopy() = default;

@@ -171,7 +171,8 @@ backend::MemoryScope memoryScopeOf(tile::MemSyncScope scope) {
 }
 
 Value buildUnfenced(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
-                    Value ptr, ArrayRef<Value> values);
+                    Value ptr, ArrayRef<Value> values,
+                    backend::MemoryScope scope);
 
 /// Builds the atomic of |op| on |ptr| once its checks passed, with the
 /// target's fences around it.
@@ -189,20 +190,23 @@ Value buildChecked(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
   }
   l.hooks.buildAtomicFence(l.b, op->getLoc(), /*before=*/true,
                            memoryOrderOf(sem), memoryScopeOf(scope));
-  Value old = buildUnfenced(l, op, kind, ptr, values);
+  Value old = buildUnfenced(l, op, kind, ptr, values, memoryScopeOf(scope));
   l.hooks.buildAtomicFence(l.b, op->getLoc(), /*before=*/false,
                            memoryOrderOf(sem), memoryScopeOf(scope));
   return old;
 }
 
-/// The atomic operation of |op| alone.
+/// The atomic operation of |op| alone, in the target's synchronization
+/// scope for |scope|.
 Value buildUnfenced(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
-                    Value ptr, ArrayRef<Value> values) {
+                    Value ptr, ArrayRef<Value> values,
+                    backend::MemoryScope scope) {
   OpBuilder &b = l.b;
   Location loc = op->getLoc();
+  StringRef syncScope = l.hooks.getAtomicSyncScope(scope);
   if (auto rmw = dyn_cast<tile::AtomicRMWOp>(op))
     return b.create<LLVM::AtomicRMWOp>(loc, kind, ptr, values[0],
-                                       orderingOf(rmw.getSem()));
+                                       orderingOf(rmw.getSem()), syncScope);
   auto cas = cast<tile::AtomicCASOp>(op);
   Type elem = getElementTypeOrSelf(cas.getVal().getType());
   Type bits = b.getIntegerType(elem.getIntOrFloatBitWidth());
@@ -211,9 +215,9 @@ Value buildUnfenced(Lowerer &l, Operation *op, LLVM::AtomicBinOp kind,
     cmp = b.create<arith::BitcastOp>(loc, bits, cmp);
     val = b.create<arith::BitcastOp>(loc, bits, val);
   }
-  auto xchg = b.create<LLVM::AtomicCmpXchgOp>(loc, ptr, cmp, val,
-                                              orderingOf(cas.getSem()),
-                                              failureOrderingOf(cas.getSem()));
+  auto xchg = b.create<LLVM::AtomicCmpXchgOp>(
+      loc, ptr, cmp, val, orderingOf(cas.getSem()),
+      failureOrderingOf(cas.getSem()), syncScope);
   Value old = b.create<LLVM::ExtractValueOp>(loc, xchg, ArrayRef<int64_t>{0});
   if (old.getType() != elem)
     old = b.create<arith::BitcastOp>(loc, elem, old);

@@ -334,9 +334,12 @@ LogicalResult lowerShapeOp(DistLowerer &l, tile::HistogramOp op) {
       ok = b.create<arith::AndIOp>(loc, ok, owner);
     guarded(l, loc, ok, [&] {
       Value index = b.create<arith::TruncIOp>(loc, i32, v);
+      // The bins are in the block's shared memory: only its threads
+      // need to see the increments.
       b.create<LLVM::AtomicRMWOp>(
           loc, LLVM::AtomicBinOp::add, l.sharedAddress(loc, 0, i32, index),
-          l.constI32(loc, 1), LLVM::AtomicOrdering::monotonic);
+          l.constI32(loc, 1), LLVM::AtomicOrdering::monotonic,
+          l.hooks.getAtomicSyncScope(backend::MemoryScope::Block));
     });
   }
   l.barrier(loc);

@@ -181,6 +181,14 @@ public:
                                 bool before, MemoryOrder order,
                                 MemoryScope scope) const;
 
+  /// The LLVM synchronization scope (`syncscope("...")`) of the atomics
+  /// the lowering builds for a `scope=` of |scope|; the empty string is
+  /// LLVM's system scope. A target whose memory model has narrower scopes
+  /// (AMDGPU's "workgroup" and "agent") names them here, so that a
+  /// device-scoped atomic does not pay for coherence with the host.
+  /// Default: "" for every scope.
+  virtual llvm::StringRef getAtomicSyncScope(MemoryScope scope) const;
+
   /// The target's asynchronous copies from global to shared memory, or null
   /// (the default) when it has none: the lowering then loads and stores.
   virtual const AsyncCopy *getAsyncCopy() const;

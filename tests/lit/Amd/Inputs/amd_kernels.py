@@ -50,3 +50,14 @@ def dot_precision_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, 
     b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     c = tl.dot(a, b, input_precision=PRECISION)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+
+
+@triton.jit
+def atomic_scopes_kernel(cta_ptr, gpu_ptr, sys_ptr, lock_ptr, x_ptr, n,
+                         BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.atomic_add(cta_ptr + offs, x, mask=offs < n, scope="cta")
+    tl.atomic_max(gpu_ptr + offs, x, mask=offs < n, sem="relaxed", scope="gpu")
+    tl.atomic_xchg(sys_ptr + offs, x, mask=offs < n, sem="release", scope="sys")
+    tl.atomic_cas(lock_ptr, 0, 1, sem="acquire", scope="gpu")

@@ -15,6 +15,11 @@ from ._runtime import TegulaError, RuntimeLibraryNotFound, OutOfMemoryError
 from ._compiler import CompilationError, CompilerLibraryNotFound
 from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
 from ._container import Container, load, compile, warmup  # noqa: F401
+# Triton's host API (docs/python.md, "Triton programs"); tegula.runtime and
+# tegula.testing are imported at the end, once the package is complete.
+from ._utils import cdiv, next_power_of_2  # noqa: F401
+from ._autotuner import Config, autotune, heuristics  # noqa: F401
+from .language import constexpr  # noqa: F401
 
 __all__ = [
     "TegulaError", "RuntimeLibraryNotFound", "OutOfMemoryError", "CompilationError",
@@ -22,6 +27,7 @@ __all__ = [
     "runtime", "devices", "device", "default_device", "abi_version", "jit",
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
     "import_triton_file", "load", "compile", "warmup", "Container",
+    "cdiv", "next_power_of_2", "constexpr", "Config", "autotune", "heuristics", "testing",
 ]
 
 __version__ = "0.1.0"
@@ -716,16 +722,23 @@ def _close_default():
 def import_triton_file(path, module_name=None):
     """Imports a kernel file written for Triton (``import triton``,
     ``@triton.jit``) with ``triton`` meaning ``tegula`` while it imports, and
-    returns the module: its kernels launch on Tegula's devices. A real Triton,
-    if installed, is untouched (``sys.modules`` is restored afterwards)."""
+    returns the module: its kernels launch on Tegula's devices. ``triton.language``,
+    ``triton.testing`` and ``triton.runtime`` (with its submodules) are Tegula's
+    too. A real Triton, if installed, is untouched (``sys.modules`` is restored
+    afterwards)."""
     import importlib.util
     import sys
-    from . import language
     path = os.fspath(path)
     name = module_name or "tegula_triton_" + os.path.splitext(os.path.basename(path))[0]
-    saved = {k: sys.modules.get(k) for k in ("triton", "triton.language")}
-    sys.modules["triton"] = sys.modules[__name__]
-    sys.modules["triton.language"] = language
+    aliases = {"triton": __name__, "triton.language": __name__ + ".language",
+               "triton.testing": __name__ + ".testing", "triton.runtime": __name__ + ".runtime",
+               "triton.runtime.driver": __name__ + ".runtime.driver",
+               "triton.runtime.autotuner": __name__ + ".runtime.autotuner",
+               "triton.runtime.jit": __name__ + ".runtime.jit",
+               "triton.runtime.errors": __name__ + ".runtime.errors"}
+    saved = {k: sys.modules.get(k) for k in aliases}
+    for k, v in aliases.items():
+        sys.modules[k] = sys.modules[v]
     try:
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
@@ -737,3 +750,9 @@ def import_triton_file(path, module_name=None):
                 sys.modules.pop(k, None)
             else:
                 sys.modules[k] = v
+
+
+# `from . import runtime` would find the function above and import nothing.
+import importlib as _importlib  # noqa: E402
+runtime = _importlib.import_module(__name__ + ".runtime")  # callable as before
+from . import testing  # noqa: E402,F401

@@ -103,6 +103,11 @@ def specialize_arg(arg):
     if isinstance(arg, int) or (np_int and isinstance(arg, np_int)):
         v = int(arg)
         t = _int_type(v)
+        kind = type(arg)
+        if kind is Unspecialized:  # do_not_specialize: one kernel for every value
+            return t
+        if kind is Unaligned:  # do_not_specialize_on_alignment: no :16
+            return t + ":1" if v == 1 else t
         if v == 1:
             return t + ":1"
         if v % 16 == 0:
@@ -116,6 +121,38 @@ def specialize_arg(arg):
         return "*" + name + (":16" if addr % 16 == 0 else "")
     raise TypeError("cannot specialize an argument of type %r (expected an array, an int, "
                     "a float or a bool)" % type(arg).__name__)
+
+
+class Unspecialized(int):
+    """An int argument of a ``do_not_specialize`` parameter: specialize_arg
+    gives it its bare type (no ``:1``, no ``:16``), so that every value runs
+    one compiled kernel. Being no plain int, it also keeps such launches off
+    the fast path, whose key holds the specialization of plain ints."""
+
+    __slots__ = ()
+
+
+class Unaligned(int):
+    """An int argument of a ``do_not_specialize_on_alignment`` parameter:
+    ``:1`` is kept, ``:16`` is not (Triton's rule)."""
+
+    __slots__ = ()
+
+
+def _unspecialized(value, kind):
+    """|value| marked |kind| (Unspecialized or Unaligned) when it is an int
+    (a Python or NumPy integer, not a bool); anything else as it is."""
+    if isinstance(value, bool) or type(value) in (Unspecialized, Unaligned):
+        return value
+    if type(value) is int:
+        return kind(value)
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover
+        return value
+    if isinstance(value, np.integer):
+        return kind(int(value))
+    return value
 
 
 def _constexpr_literal(value):
@@ -166,30 +203,45 @@ class _Launcher:
 
     def __call__(self, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
         fn = self.fn
-        if fn._pointer_dtypes is None:
-            from . import _launch
-            fn._pointer_dtypes = {
-                p.name: d for p in fn.params
-                for d in [_launch.pointer_annotation(fn, p)] if d is not None}
-        options = ()
-        if kwargs:
-            # Keywords that name no parameter but a compile option a loaded
-            # plugin declares are compile options (as Triton passes backend
-            # options); the device's plugin rejects those it does not
-            # declare, naming what it takes. Any other keyword is left to
-            # binding, which raises TypeError for it.
-            names = fn._param_set
-            extra = [k for k in kwargs if k not in names]
-            if extra and not _rt.option_names:
-                # No runtime has loaded plugins yet: the default one tells.
-                from . import runtime
-                runtime()
-            extra = [k for k in extra if k in _rt.option_names]
-            if extra:
-                options = tuple(sorted((k, _option_text(fn, k, kwargs.pop(k)))
-                                       for k in extra))
+        fn._init_pointer_dtypes()
+        args, kwargs, options = fn._prepare(args, kwargs)
         return _launch_fn()(fn, self.grid, args, kwargs, num_warps, num_stages, device,
                             stream, options)
+
+
+def _split_options(fn, kwargs):
+    """(kwargs without compile options, the compile options as sorted
+    (name, text) pairs). Keywords that name no parameter but a compile option
+    a loaded plugin declares are compile options (as Triton passes backend
+    options); the device's plugin rejects those it does not declare, naming
+    what it takes. Any other keyword is left to binding, which raises
+    TypeError for it. Triton's ``num_ctas`` (1 only: no backend here
+    launches clusters) and ``maxnreg`` (a hint Triton ignores where the
+    backend has no such limit; none here declares one) are taken too."""
+    if not kwargs:
+        return kwargs, ()
+    names = fn._param_set
+    extra = [k for k in kwargs if k not in names]
+    if not extra:
+        return kwargs, ()
+    kwargs = dict(kwargs)
+    if "num_ctas" in extra:
+        extra.remove("num_ctas")
+        n = kwargs.pop("num_ctas")
+        if n is not None and n != 1:
+            raise ValueError("%s: num_ctas=%r: only 1 is supported (no Tegula backend "
+                             "launches thread-block clusters)" % (fn.__name__, n))
+    if not _rt.option_names:
+        # No runtime has loaded plugins yet: the default one tells.
+        from . import runtime
+        runtime()
+    if "maxnreg" in extra and ("maxnreg" not in _rt.option_names
+                               or kwargs["maxnreg"] is None):
+        extra.remove("maxnreg")
+        kwargs.pop("maxnreg")
+    extra = [k for k in extra if k in _rt.option_names]
+    options = tuple(sorted((k, _option_text(fn, k, kwargs.pop(k))) for k in extra))
+    return kwargs, options
 
 
 def _option_text(fn, name, value):
@@ -217,9 +269,19 @@ def _launch_fn():
 
 class JITFunction:
     """A kernel: ``fn``, ``__name__``, ``source_file``, ``params``,
-    ``constexprs`` (the names of the parameters annotated tl.constexpr)."""
+    ``constexprs`` (the names of the parameters annotated tl.constexpr).
 
-    def __init__(self, fn):
+    The keywords are Triton's ``@jit`` options: ``do_not_specialize`` and
+    ``do_not_specialize_on_alignment`` (parameter names or indices) change
+    how int arguments specialize (``specialize_arg``); ``debug``,
+    ``noinline``, ``repr`` (a callable: the name profilers show),
+    ``launch_metadata`` and ``version`` are recorded as attributes (the
+    compiler reads ``noinline`` from the decorator in the source; no
+    profiler hook calls ``launch_metadata``)."""
+
+    def __init__(self, fn, version=None, do_not_specialize=None,
+                 do_not_specialize_on_alignment=None, debug=None, noinline=None, repr=None,
+                 launch_metadata=None):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
@@ -248,6 +310,97 @@ class JITFunction:
         self.disk_cache_hits = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
         self._fast = None  # _launch._FastPath: repeated launches of one kind
+        self.version = version
+        self.debug = debug
+        self.noinline = noinline
+        # Triton's: the kernel's name for profilers, given the specialization.
+        self.repr = (lambda _: self.__name__) if repr is None else repr
+        self.launch_metadata = launch_metadata
+        self.do_not_specialize = self._param_names(do_not_specialize, "do_not_specialize")
+        self.do_not_specialize_on_alignment = self._param_names(
+            do_not_specialize_on_alignment, "do_not_specialize_on_alignment")
+        # Parameter -> marker class, for the int arguments that must not be
+        # specialized (do_not_specialize wins over ..._on_alignment).
+        self._nospec = {n: Unaligned for n in self.do_not_specialize_on_alignment}
+        self._nospec.update((n, Unspecialized) for n in self.do_not_specialize)
+        for n in list(self._nospec):
+            if n in self.constexprs:
+                raise TypeError("@tegula.jit kernel %s: %s is a tl.constexpr parameter and "
+                                "cannot be in do_not_specialize" % (self.__name__, n))
+        self._nospec_positions = [(i, self._nospec[n]) for i, n in enumerate(self.arg_names)
+                                  if n in self._nospec]
+
+    def _param_names(self, items, what):
+        """Parameter names from a list of names or indices (Triton takes both)."""
+        if items is None:
+            return ()
+        if isinstance(items, (str, int)):
+            items = [items]
+        out = []
+        for it in items:
+            if isinstance(it, int) and not isinstance(it, bool):
+                if not 0 <= it < len(self.arg_names):
+                    raise ValueError("@tegula.jit kernel %s: %s index %d is out of range "
+                                     "(%d parameters)" % (self.__name__, what, it,
+                                                          len(self.arg_names)))
+                it = self.arg_names[it]
+            elif it not in self._param_set:
+                raise ValueError("@tegula.jit kernel %s: %s names %r, which is no parameter "
+                                 "(the parameters are %s)" % (self.__name__, what, it,
+                                                               ", ".join(self.arg_names)))
+            out.append(it)
+        return tuple(out)
+
+    def _init_pointer_dtypes(self):
+        if self._pointer_dtypes is None:
+            from . import _launch
+            self._pointer_dtypes = {
+                p.name: d for p in self.params
+                for d in [_launch.pointer_annotation(self, p)] if d is not None}
+
+    def _prepare(self, args, kwargs):
+        """(args, kwargs, compile options) of a launch or warmup: compile
+        options split off, do_not_specialize ints marked."""
+        kwargs, options = _split_options(self, kwargs)
+        if self._nospec:
+            args = list(args)
+            for i, kind in self._nospec_positions:
+                if i < len(args):
+                    args[i] = _unspecialized(args[i], kind)
+                    continue
+                name = self.arg_names[i]
+                p = self.params[i]
+                if name in kwargs:
+                    kwargs[name] = _unspecialized(kwargs[name], kind)
+                elif p.default is not p.empty and p.kind != p.POSITIONAL_ONLY:
+                    kwargs[name] = _unspecialized(p.default, kind)
+        return args, kwargs, options
+
+    @property
+    def src(self):
+        """The decorated function's source text."""
+        return inspect.getsource(self.fn)
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Triton's entry point under ``kernel[grid](...)``, which autotune
+        and heuristics call: launches (or, with |warmup|, only compiles)."""
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
+        return _Launcher(self, grid)(*args, **kwargs)
+
+    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, device=None, stream=None,
+               **kwargs):
+        """Compiles (and loads) the kernel these arguments would launch,
+        without launching it; returns the CompiledKernel. Arguments are as
+        for a launch; a pointer parameter may also get a dtype
+        (``tl.float32``, ``np.float32``, ``torch.float16``), taken as an
+        array of it aligned to 16 bytes (as Triton's warmup takes dtypes).
+        |grid|, when given, is checked as a launch checks it."""
+        from ._compile_only import warmup
+        self._init_pointer_dtypes()
+        args, kwargs, options = self._prepare(args, kwargs)
+        return warmup(self, grid, args, kwargs, num_warps, num_stages, device, stream,
+                      options)
 
     def specialize(self, *args, **kwargs):
         """The signature string for these arguments, e.g.
@@ -293,11 +446,16 @@ class JITFunction:
         return "<tegula.JITFunction %s from %s>" % (self.__name__, self.source_file)
 
 
+_JIT_OPTIONS = ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug",
+                "noinline", "repr", "launch_metadata")
+
+
 def jit(fn=None, **options):
-    """Decorator: ``@tegula.jit`` or ``@tegula.jit(...)`` (options are
-    recorded in ``.options``, not yet used)."""
+    """Decorator: ``@tegula.jit`` or ``@tegula.jit(...)`` with Triton's
+    options (see JITFunction); all of them are recorded in ``.options``,
+    other keywords too."""
     def wrap(f):
-        k = JITFunction(f)
+        k = JITFunction(f, **{n: options[n] for n in _JIT_OPTIONS if n in options})
         k.options = dict(options)
         return k
     return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,733 @@
+"""Triton's host API under `import tegula as triton`, on the host CPU with
+real kernels: cdiv, next_power_of_2, constexpr, Config, autotune,
+heuristics, the @jit options, warmup, tegula.testing (do_bench,
+do_bench_cudagraph, assert_close, perf_report), tegula.runtime.driver, and
+Triton's tutorial 01 run as a program.
+
+Outputs are poisoned (NaN) before each launch and checked against NumPy.
+The kernels live in kernels/triton_api_kernels.py (the compiler reads the
+kernel's whole file). Every launch goes to the default device, which is
+host:0 under TEGULA_VISIBLE_BACKENDS=host (the ctest `python.host`)."""
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tegula
+import tegula as triton
+import tegula.language as tl
+from tegula import testing
+
+from kernels import triton_api_kernels as K
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def on_host():
+    dev = tegula.default_device()
+    if dev.backend != "host":
+        pytest.skip("these tests launch on the default device, which is %s, not the host "
+                    "(run with TEGULA_VISIBLE_BACKENDS=host)" % dev.name)
+    triton.runtime.driver.active.set_current_device(dev)
+    return dev
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
+
+
+def grid_1d(meta):
+    return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+
+
+class FakeBench:
+    """A do_bench that runs the call |calls| times and reports the time
+    |times| gives for the BLOCK_SIZE the grid saw: a known winner."""
+
+    def __init__(self, times=None, calls=1):
+        self.times = times or {}
+        self.calls = calls
+        self.blocks = []      # BLOCK_SIZE of each benchmark
+        self.grid_metas = []  # what the grid callable was given
+
+    def grid(self, meta):
+        self.grid_metas.append(dict(meta))
+        return grid_1d(meta)
+
+    def __call__(self, fn, quantiles):
+        n = len(self.grid_metas)
+        for _ in range(self.calls):
+            fn()
+        block = self.grid_metas[n]["BLOCK_SIZE"]
+        self.blocks.append(block)
+        t = float(self.times.get(block, 1.0))
+        return [t, t * 0.9, t * 1.1]
+
+
+# -- cdiv, next_power_of_2, constexpr, Config -------------------------------------------
+
+
+def test_cdiv_next_power_of_2_constexpr():
+    assert [triton.cdiv(n, 32) for n in (0, 1, 32, 33, 1000)] == [0, 1, 1, 2, 32]
+    assert [triton.next_power_of_2(n) for n in (0, 1, 2, 3, 17, 64, 65, 1000)] == \
+        [1, 1, 2, 4, 32, 64, 128, 1024]
+    assert triton.constexpr is tl.constexpr
+    assert triton.constexpr(8).value == 8
+
+
+def test_config():
+    c = triton.Config({"BLOCK_SIZE": 128}, num_warps=8)
+    assert str(c) == "BLOCK_SIZE: 128, num_warps: 8, num_ctas: 1, num_stages: 3, maxnreg: None"
+    assert repr(c) == "Config(%s)" % c
+    assert c.all_kwargs() == {"BLOCK_SIZE": 128, "num_warps": 8, "num_ctas": 1,
+                              "num_stages": 3}
+    d = triton.Config({"BLOCK_SIZE": 128}, num_warps=8, num_stages=2, maxnreg=128)
+    assert d.all_kwargs()["maxnreg"] == 128 and d.all_kwargs()["num_stages"] == 2
+    assert c == triton.Config({"BLOCK_SIZE": 128}, num_warps=8) and c != d
+    assert len({c, triton.Config({"BLOCK_SIZE": 128}, num_warps=8), d}) == 2
+    assert triton.runtime.Config is triton.Config
+
+
+# -- autotune ----------------------------------------------------------------------------
+
+
+def test_autotune_picks_the_fastest_and_caches_by_key(rng):
+    bench = FakeBench(times={32: 3.0, 64: 1.0, 128: 2.0})
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench)(
+        K.add_kernel)
+    assert isinstance(kernel, triton.runtime.Autotuner)
+    assert kernel.configs == K.CONFIGS and kernel.cache == {}
+
+    def run(n):
+        x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+        out = np.full(n, np.nan, np.float32)
+        kernel[bench.grid](x, y, out, n)
+        np.testing.assert_array_equal(out, x + y)
+
+    run(1000)
+    assert bench.blocks == [32, 64, 128]  # each config once
+    assert kernel.best_config == K.CONFIGS[1]
+    assert kernel.cache == {(1000, "float32", "float32", "float32"): K.CONFIGS[1]}
+    assert set(kernel.configs_timings) == set(K.CONFIGS)
+    # The grid saw every argument and the config's meta-parameters.
+    final = bench.grid_metas[-1]
+    assert final["BLOCK_SIZE"] == 64 and final["n_elements"] == 1000
+    assert set(final) >= {"x_ptr", "y_ptr", "out_ptr", "n_elements", "BLOCK_SIZE"}
+
+    run(1000)  # same key: no benchmark
+    run(1000)
+    assert len(bench.blocks) == 3
+    assert bench.grid_metas[-1]["BLOCK_SIZE"] == 64
+
+    run(777)  # a new key benchmarks again
+    assert len(bench.blocks) == 6 and len(kernel.cache) == 2
+    assert kernel.cache[(777, "float32", "float32", "float32")] == K.CONFIGS[1]
+
+    # The dtypes of the arrays are part of the key.
+    x = rng.random(1000).astype(np.float64)
+    out = np.full(1000, np.nan)
+    kernel[bench.grid](x, x, out, 1000)
+    np.testing.assert_array_equal(out, x + x)
+    assert len(bench.blocks) == 9 and (1000, "float64", "float64", "float64") in kernel.cache
+
+
+def test_autotune_with_do_bench_and_printing(rng, monkeypatch, capsys):
+    monkeypatch.setenv("TEGULA_PRINT_AUTOTUNING", "1")
+    monkeypatch.delenv("TRITON_PRINT_AUTOTUNING", raising=False)
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], warmup=1, rep=2)(
+        K.add_kernel)
+    n = 3000
+    x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    kernel[grid_1d](x, y, out, n)
+    np.testing.assert_array_equal(out, x + y)
+    for config, times in kernel.configs_timings.items():
+        assert len(times) == 3 and all(0 < t < 1e3 for t in times), (config, times)
+    best = min(kernel.configs_timings, key=kernel.configs_timings.get)
+    assert kernel.best_config == best
+    printed = capsys.readouterr().out
+    for c in K.CONFIGS:
+        assert "Autotuning kernel add_kernel with config %s\n" % c in printed
+    assert ("Triton autotuning for function add_kernel,\nwith key as (3000, 'float32', "
+            "'float32', 'float32'),\nfinished after ") in printed
+    assert re.search(r"finished after \d+\.\d\ds,\nbest config selected: %s;\n"
+                     % re.escape(str(best)), printed)
+    kernel[grid_1d](x, y, out, n)  # from the cache: nothing printed
+    assert capsys.readouterr().out == ""
+
+    # Triton's variable does the same; unset, nothing is printed.
+    monkeypatch.setenv("TEGULA_PRINT_AUTOTUNING", "0")
+    monkeypatch.setenv("TRITON_PRINT_AUTOTUNING", "1")
+    kernel[grid_1d](x, y, out, 2999)
+    assert "Triton autotuning for function add_kernel" in capsys.readouterr().out
+    monkeypatch.delenv("TRITON_PRINT_AUTOTUNING")
+    kernel[grid_1d](x, y, out, 2998)
+    assert capsys.readouterr().out == ""
+
+
+def test_autotune_default_benchmark():
+    # No do_bench, no warmup/rep: testing.do_bench with Triton's defaults.
+    kernel = triton.autotune(configs=K.CONFIGS[:2], key=["n_elements"])(K.add_kernel)
+    assert kernel.do_bench is testing.do_bench
+    n = 256
+    x = np.arange(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    kernel[grid_1d](x, x, out, n)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert all(np.isfinite(t).all() and min(t) > 0 for t in kernel.configs_timings.values())
+
+
+def test_reset_to_zero_between_configs(rng):
+    n = 1000
+    x = rng.random(n, dtype=np.float32)
+
+    def tuned(**kw):
+        bench = FakeBench(calls=3)  # as do_bench, several runs per config
+        return bench, triton.autotune(configs=K.CONFIGS, key=["n_elements"],
+                                      do_bench=bench, **kw)(K.sum_atomic)
+
+    bench, kernel = tuned(reset_to_zero=["out_ptr"])
+    out = np.full(1, np.nan, np.float32)  # NaN: only a reset makes it a number
+    kernel[bench.grid](x, out, n)
+    assert len(bench.blocks) == 3
+    np.testing.assert_allclose(out[0], x.sum(dtype=np.float64), rtol=1e-5)
+
+    # Without the reset every benchmark run adds to the output.
+    bench, kernel = tuned()
+    out = np.zeros(1, np.float32)
+    kernel[bench.grid](x, out, n)
+    np.testing.assert_allclose(out[0], 10 * x.sum(dtype=np.float64), rtol=1e-4)
+
+    # A tegula.Buffer is zeroed too.
+    bench, kernel = tuned(reset_to_zero=["out_ptr"])
+    buf = tegula.from_numpy(np.full(1, 5.0, np.float32))
+    kernel[bench.grid](x, buf, n)
+    np.testing.assert_allclose(buf.to_numpy()[0], x.sum(dtype=np.float64), rtol=1e-5)
+
+
+def test_restore_value(rng):
+    n = 500
+    x0 = rng.integers(0, 1000, n).astype(np.float32)  # exact sums
+    bench = FakeBench(calls=2)
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench,
+                             restore_value=["x_ptr"])(K.increment)
+    x = x0.copy()
+    kernel[bench.grid](x, n)
+    assert len(bench.blocks) == 3
+    np.testing.assert_array_equal(x, x0 + 1)  # once, after 6 benchmark runs
+
+    bench = FakeBench(calls=2)
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench)(
+        K.increment)
+    x = x0.copy()
+    kernel[bench.grid](x, n)
+    np.testing.assert_array_equal(x, x0 + 7)
+
+
+def test_user_pre_and_post_hooks(rng):
+    seen = []
+    bench = FakeBench()
+    kernel = triton.autotune(
+        configs=K.CONFIGS, key=["n_elements"], do_bench=bench,
+        pre_hook=lambda args, reset_only=False: seen.append(("pre", args["BLOCK_SIZE"],
+                                                             reset_only)),
+        post_hook=lambda args, exception: seen.append(("post", args["BLOCK_SIZE"],
+                                                       exception)))(K.add_kernel)
+    n = 100
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    kernel[bench.grid](x, x, out, n)
+    np.testing.assert_array_equal(out, x + x)
+    assert seen == [("pre", 32, False), ("post", 32, None), ("pre", 64, False),
+                    ("post", 64, None), ("pre", 128, False), ("post", 128, None),
+                    ("pre", 32, True)]  # the winner, reset once more before the real run
+
+    # A config's own pre_hook runs before each of its launches.
+    calls = []
+    configs = [triton.Config({"BLOCK_SIZE": 64}, num_warps=1,
+                             pre_hook=lambda args: calls.append(args["n_elements"]))]
+    kernel = triton.autotune(configs=configs, key=[])(K.add_kernel)
+    kernel[grid_1d](x, x, out, n)
+    assert calls == [n]
+
+
+def test_prune_configs_by(rng):
+    n = 1000
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+
+    pruned_with = []
+
+    def early(configs, named_args, **kwargs):
+        pruned_with.append((len(configs), sorted(named_args), sorted(kwargs)))
+        return [c for c in configs if c.kwargs["BLOCK_SIZE"] >= 64]
+
+    bench = FakeBench()
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench,
+                             prune_configs_by={"early_config_prune": early})(K.add_kernel)
+    kernel[bench.grid](x, x, out, n)
+    assert bench.blocks == [64, 128]
+    assert pruned_with == [(3, ["n_elements", "out_ptr", "x_ptr", "y_ptr"],
+                            ["grid", "warmup"])]
+    np.testing.assert_array_equal(out, x + x)
+
+    # perf_model ranks the configs; top_k=1 leaves one: nothing is benchmarked.
+    models = []
+
+    def model(**kwargs):
+        models.append(kwargs["BLOCK_SIZE"])
+        assert kwargs["n_elements"] == n and kwargs["num_warps"] == 1
+        return {32: 5.0, 64: 9.0, 128: 1.0}[kwargs["BLOCK_SIZE"]]
+
+    bench = FakeBench()
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench,
+                             prune_configs_by={"perf_model": model, "top_k": 1})(K.add_kernel)
+    out[:] = np.nan
+    kernel[bench.grid](x, x, out, n)
+    assert sorted(models) == [32, 64, 128] and bench.blocks == []
+    assert kernel.best_config.kwargs == {"BLOCK_SIZE": 128}
+    np.testing.assert_array_equal(out, x + x)
+
+    # top_k=2 benchmarks the two the model ranks first.
+    bench = FakeBench()
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench,
+                             prune_configs_by={"perf_model": model, "top_k": 2})(K.add_kernel)
+    kernel[bench.grid](x, x, out, n)
+    assert bench.blocks == [128, 32]
+
+    with pytest.raises(RuntimeError, match="No valid autotuner configs after pruning"):
+        triton.autotune(configs=K.CONFIGS, key=["n_elements"],
+                        prune_configs_by={"early_config_prune": lambda c, a, **k: []})(
+            K.add_kernel)[grid_1d](x, x, out, n)
+
+
+def test_config_that_does_not_compile_is_skipped(rng, monkeypatch, capsys):
+    monkeypatch.setenv("TEGULA_PRINT_AUTOTUNING", "1")
+    bench = FakeBench(times={32: 2.0, 64: 1.0})
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=bench)(
+        K.block_limited)
+    n = 300
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    kernel[bench.grid](x, out, n)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert bench.blocks == [32, 64]  # 128 fails tl.static_assert: not run
+    assert kernel.configs_timings[K.CONFIGS[2]] == [float("inf")] * 3
+    assert kernel.best_config == K.CONFIGS[1]
+    printed = capsys.readouterr().out
+    assert "Autotuning failed with cannot compile block_limited" in printed
+    assert "static_assert failed" in printed
+
+
+def test_conflicting_meta_parameters():
+    kernel = triton.autotune(configs=K.CONFIGS, key=["n_elements"], do_bench=FakeBench())(
+        K.add_kernel)
+    x = np.zeros(16, np.float32)
+    with pytest.raises(ValueError, match="Conflicting meta-parameters: BLOCK_SIZE"):
+        kernel[grid_1d](x, x, x, 16, BLOCK_SIZE=32)
+    with pytest.raises(ValueError, match="autotune key names 'n', which is no parameter"):
+        triton.autotune(configs=K.CONFIGS, key=["n"])(K.add_kernel)
+
+
+def test_single_config_is_not_benchmarked(rng):
+    bench = FakeBench()
+    kernel = triton.autotune(configs=[triton.Config({"BLOCK_SIZE": 64}, num_warps=2)],
+                             key=["n_elements"], do_bench=bench)(K.add_kernel)
+    n = 200
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    ck = kernel[grid_1d](x, x, out, n)
+    np.testing.assert_array_equal(out, x + x)
+    assert bench.blocks == [] and ck.requested == (2, 3)
+    assert kernel.best_config.num_warps == 2
+
+
+# -- heuristics ---------------------------------------------------------------------------
+
+
+def _even_heuristics(seen):
+    def even(args):
+        seen.append(dict(args))
+        return args["n"] % args["BLOCK_SIZE"] == 0
+    return triton.heuristics({"BLOCK_SIZE": lambda args: triton.next_power_of_2(args["n"]),
+                              "EVEN": even})
+
+
+def test_heuristics(rng):
+    seen = []
+    kernel = _even_heuristics(seen)(K.scale_even)
+    assert isinstance(kernel, triton.runtime.Heuristics)
+    for n, even in ((100, False), (64, True)):
+        x = rng.random(triton.next_power_of_2(n), dtype=np.float32)
+        out = np.full(x.size, np.nan, np.float32)
+        ck = kernel[(1,)](x, out, n, 3.0)
+        np.testing.assert_allclose(out[:n], x[:n] * 3.0, rtol=1e-6)
+        assert np.isnan(out[n:]).all()  # the mask held
+        assert ck.signature.endswith(", %d, %s" % (triton.next_power_of_2(n), even))
+        # EVEN saw BLOCK_SIZE, computed before it.
+        assert seen[-1]["BLOCK_SIZE"] == triton.next_power_of_2(n) and seen[-1]["n"] == n
+
+
+def test_autotune_over_heuristics_and_heuristics_over_autotune(rng):
+    # Triton's order: @autotune, then @heuristics, then @jit.
+    bench = FakeBench()
+    seen = []
+    metas = []
+    kernel = triton.autotune(configs=[triton.Config({}, num_warps=1),
+                                      triton.Config({}, num_warps=2)],
+                             key=["n"], do_bench=lambda fn, quantiles: (fn(), [1.0] * 3)[1])(
+        _even_heuristics(seen)(K.scale_even))
+    n = 48
+    x = rng.random(64, dtype=np.float32)
+    out = np.full(64, np.nan, np.float32)
+    ck = kernel[lambda meta: (metas.append(meta), (1,))[1]](x, out, n, 0.5)
+    np.testing.assert_allclose(out[:n], x[:n] * 0.5, rtol=1e-6)
+    assert ck.signature.endswith(", 64, False")
+    assert all(m["BLOCK_SIZE"] == 64 for m in metas)
+    assert {s["num_warps"] for s in seen} == {1, 2}  # heuristics see the config
+    assert kernel.best_config in kernel.configs and bench.blocks == []
+
+    # The other way round: the heuristic runs first, autotune picks BLOCK_SIZE.
+    bench = FakeBench(times={64: 2.0, 128: 1.0})
+    inner = triton.autotune(configs=[triton.Config({"BLOCK_SIZE": b}, num_warps=1)
+                                     for b in (64, 128)], key=["n"], do_bench=bench)(
+        K.scale_even)
+    kernel = triton.heuristics({"EVEN": lambda args: False})(inner)
+    out[:] = np.nan
+    kernel[lambda meta: (bench.grid_metas.append(meta), (1,))[1]](x, out, n, 2.0)
+    np.testing.assert_allclose(out[:n], x[:n] * 2.0, rtol=1e-6)
+    assert bench.blocks == [64, 128] and inner.best_config.kwargs == {"BLOCK_SIZE": 128}
+
+
+# -- @jit options, warmup, run --------------------------------------------------------------
+
+
+def test_do_not_specialize(rng):
+    kernel = K.copy_nospec
+    assert kernel.do_not_specialize == ("n_elements",) and kernel.debug is False
+    before = kernel.compile_count
+    for n in (64, 65, 1, 128):  # :16, none, :1, :16 for a specialized parameter
+        x = rng.random(n, dtype=np.float32)
+        out = np.full(n, np.nan, np.float32)
+        ck = kernel[grid_1d](x, out, n, BLOCK_SIZE=64)
+        np.testing.assert_array_equal(out, x)
+        assert ck.signature == "*fp32:16, *fp32:16, i32, 64"
+    assert kernel.compile_count - before == 1
+    # By keyword too.
+    ck = kernel[grid_1d](x, out, n_elements=32, BLOCK_SIZE=64)
+    assert ck.signature == "*fp32:16, *fp32:16, i32, 64"
+
+    # do_not_specialize_on_alignment (by index): 1 stays special, 16 does not.
+    k2 = K.copy_unaligned
+    assert k2.do_not_specialize_on_alignment == ("n_elements",)
+    sigs = set()
+    for n in (64, 1, 48):
+        x = rng.random(n, dtype=np.float32)
+        out = np.full(n, np.nan, np.float32)
+        sigs.add(k2[grid_1d](x, out, n, BLOCK_SIZE=64).signature)
+        np.testing.assert_array_equal(out, x)
+    assert sigs == {"*fp32:16, *fp32:16, i32, 64", "*fp32:16, *fp32:16, i32:1, 64"}
+
+    # A plain kernel does specialize.
+    x = np.zeros(64, np.float32)
+    assert K.add_kernel[grid_1d](x, x, x, 64, BLOCK_SIZE=64).signature.split(", ")[3] == \
+        "i32:16"
+
+    with pytest.raises(ValueError, match="do_not_specialize names 'm', which is no parameter"):
+        tegula.jit(do_not_specialize=["m"])(K.copy_nospec.fn)
+    with pytest.raises(ValueError, match="index 7 is out of range"):
+        tegula.jit(do_not_specialize=[7])(K.copy_nospec.fn)
+    k = tegula.jit(repr=lambda spec: "copy<%s>" % spec, launch_metadata=None,
+                   noinline=True)(K.copy_nospec.fn)
+    assert k.repr("x") == "copy<x>" and k.noinline is True
+    assert K.add_kernel.repr(None) == "add_kernel"
+
+
+def test_warmup_compiles_without_launching(rng):
+    fn = tegula.jit(K.add_kernel.fn)  # a kernel of its own: its own compile count
+    n = 100
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    ck = fn.warmup(x, x, out, n, BLOCK_SIZE=32, grid=grid_1d)
+    assert isinstance(ck, tegula._launch.CompiledKernel)
+    assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32, 32"
+    assert fn.compile_count == 1 and np.isnan(out).all()  # nothing ran
+    fn[grid_1d](x, x, out, n, BLOCK_SIZE=32)
+    assert fn.compile_count == 1  # the launch found the warmed-up kernel
+    np.testing.assert_array_equal(out, x + x)
+
+    # dtypes in place of arrays, as Triton's warmup takes them.
+    ck = fn.warmup(tl.float32, np.float32, np.dtype("float32"), 64, BLOCK_SIZE=32,
+                   num_warps=2, grid=(1,))
+    assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 32"
+    assert ck.requested == (2, 3) and fn.compile_count == 2
+    with pytest.raises(ValueError, match="grid dimension x is 0"):
+        fn.warmup(x, x, out, n, BLOCK_SIZE=32, grid=(0,))
+
+    # Autotune's warmup compiles every config; run() is Triton's entry point.
+    tuned = triton.autotune(configs=K.CONFIGS, key=["n_elements"])(tegula.jit(K.add_kernel.fn))
+    kernels = tuned.warmup(x, x, out, n, grid=grid_1d)
+    assert [k.signature.rsplit(", ", 1)[1] for k in kernels] == ["32", "64", "128"]
+    out[:] = np.nan
+    fn.run(x, x, out, n, BLOCK_SIZE=64, grid=grid_1d, warmup=False)
+    np.testing.assert_array_equal(out, x + x)
+
+
+def test_num_ctas_and_maxnreg(rng):
+    n = 64
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    K.add_kernel[grid_1d](x, x, out, n, BLOCK_SIZE=64, num_ctas=1, maxnreg=128)
+    np.testing.assert_array_equal(out, x + x)
+    with pytest.raises(ValueError, match="num_ctas=2: only 1 is supported"):
+        K.add_kernel[grid_1d](x, x, out, n, BLOCK_SIZE=64, num_ctas=2)
+
+
+# -- tegula.testing ------------------------------------------------------------------------
+
+
+def test_do_bench(rng):
+    n = 4096
+    x = rng.random(n, dtype=np.float32)
+    out = np.full(n, np.nan, np.float32)
+    calls = []
+
+    def fn():
+        calls.append(1)
+        K.add_kernel[grid_1d](x, x, out, n, BLOCK_SIZE=128)
+
+    ms = testing.do_bench(fn, warmup=1, rep=5)
+    assert isinstance(ms, float) and 0 < ms < 1e3
+    assert len(calls) >= 1 + 5 + 1 + 1  # the first call, the estimate, warmup, reps
+    np.testing.assert_array_equal(out, x + x)
+
+    q = testing.do_bench(fn, warmup=1, rep=5, quantiles=[0.5, 0.2, 0.8])
+    assert isinstance(q, list) and len(q) == 3 and q[1] <= q[0] <= q[2] and q[1] > 0
+    one = testing.do_bench(fn, warmup=1, rep=5, quantiles=[0.5])
+    assert isinstance(one, float) and one > 0
+    times = testing.do_bench(fn, warmup=1, rep=5, return_mode="all")
+    assert isinstance(times, list) and len(times) >= 1 and all(t > 0 for t in times)
+    lo = testing.do_bench(fn, warmup=1, rep=5, return_mode="min")
+    hi = testing.do_bench(fn, warmup=1, rep=5, return_mode="max")
+    med = testing.do_bench(fn, warmup=1, rep=5, return_mode="median")
+    assert 0 < lo and 0 < med and 0 < hi
+    with pytest.raises(AssertionError):
+        testing.do_bench(fn, return_mode="mode")
+
+    # A sleep of 2 ms is measured as at least that.
+    import time
+    assert testing.do_bench(lambda: time.sleep(0.002), warmup=1, rep=10) >= 2.0
+
+    # grad_to_none clears .grad before each repetition.
+    class T:
+        grad = "old"
+    t = T()
+    seen = []
+    testing.do_bench(lambda: seen.append(t.grad), warmup=1, rep=1, grad_to_none=[t])
+    assert seen[-1] is None
+
+    # The statistics are torch's: lower median, linear quantiles.
+    assert testing._summarize_statistics([4.0, 1.0, 3.0, 2.0], None, "median") == 2.0
+    assert testing._summarize_statistics([1.0, 2.0, 3.0, 4.0], [0.5], "mean") == 2.5
+    assert testing._summarize_statistics([1.0, 2.0, 3.0], None, "mean") == 2.0
+
+
+def test_do_bench_cudagraph_falls_back_to_do_bench(rng):
+    calls = []
+    ms = testing.do_bench_cudagraph(lambda: calls.append(1), rep=2)
+    assert isinstance(ms, float) and ms > 0 and len(calls) > 5
+    q = testing.do_bench_cudagraph(lambda: None, rep=1, quantiles=[0.2, 0.8])
+    assert len(q) == 2 and 0 < q[0] <= q[1]
+
+
+def test_assert_close(on_host):
+    x = np.linspace(0, 1, 100, dtype=np.float32)
+    testing.assert_close(x, x + 0.005)  # within the default atol of 1e-2
+    testing.assert_close(x, x * (1 + 1e-3), atol=0, rtol=2e-3)
+    testing.assert_close(np.array([np.nan, 1.0]), np.array([np.nan, 1.0]))
+    testing.assert_close(0.5, 0.505)
+    testing.assert_close(x, x + 1e-4, atol=lambda dt: 1e-3 if dt == np.float32 else 0)
+    # tegula Buffers compare by their contents.
+    testing.assert_close(tegula.from_numpy(x, device=on_host), x)
+
+    y = x.copy()
+    y[37] += 0.5
+    with pytest.raises(AssertionError, match=r"(?s)kernel output.*Mismatched elements: 1 / 100"):
+        testing.assert_close(y, x, err_msg="kernel output")
+    with pytest.raises(AssertionError, match=r"scalar 0\.5 is not close to 0\.6 "
+                       r"\(atol=0\.01, rtol=0\.0\)"):
+        testing.assert_close(0.5, 0.6, err_msg="scalar")
+    with pytest.raises(AssertionError):
+        testing.assert_close(x, x + 0.005, atol=1e-3)
+
+
+def _report(x_vals=(1, 2, 4), **kw):
+    calls = []
+
+    @testing.perf_report(testing.Benchmark(
+        x_names=["n"], x_vals=list(x_vals), line_arg="provider", line_vals=["a", "b"],
+        line_names=["A", "B"], styles=[("blue", "-"), ("green", "-")], ylabel="ms",
+        plot_name="test-report", args={"scale": 10}, **kw))
+    def bench(n, provider, scale):
+        calls.append((n, provider, scale))
+        v = n * 1.5 if provider == "a" else n * scale + 0.25
+        return v, v - 1, v + 1
+
+    return bench, calls
+
+
+def test_perf_report_prints_the_table(capsys):
+    bench, calls = _report()
+    assert bench.run(print_data=True) is None
+    assert calls == [(1, "a", 10), (1, "b", 10), (2, "a", 10), (2, "b", 10), (4, "a", 10),
+                     (4, "b", 10)]
+    # What pandas' DataFrame.to_string prints for these float64 columns.
+    assert capsys.readouterr().out == (
+        "test-report:\n"
+        "     n    A      B\n"
+        "0  1.0  1.5  10.25\n"
+        "1  2.0  3.0  20.25\n"
+        "2  4.0  6.0  40.25\n")
+    df = bench.run(return_df=True)
+    assert list(df.columns) == ["n", "A", "B"] and list(df["B"]) == [10.25, 20.25, 40.25]
+
+
+def test_perf_report_save_path(tmp_path, capsys):
+    bench, _ = _report(x_vals=[(3,), (1000,)])
+    try:
+        import matplotlib  # noqa: F401
+        have_plots = True
+    except ImportError:
+        have_plots = False
+    if have_plots:
+        bench.run(save_path=str(tmp_path))
+        assert (tmp_path / "test-report.png").exists()
+    else:
+        with pytest.warns(UserWarning, match="matplotlib is not installed, so there is no "
+                          "plot for 'test-report' \\(the CSV is written\\)"):
+            bench.run(save_path=str(tmp_path))
+        assert not (tmp_path / "test-report.png").exists()
+    assert (tmp_path / "test-report.csv").read_text() == (
+        "n,A,B\n"
+        "3.000000,4.500000,30.250000\n"
+        "1000.000000,1500.000000,10000.250000\n")
+    assert (tmp_path / "results.html").exists()
+    assert capsys.readouterr().out == ""
+
+
+# -- tegula.runtime ------------------------------------------------------------------------
+
+
+def test_runtime_names_and_driver(on_host):
+    rt = triton.runtime
+    assert rt.Autotuner is tegula._autotuner.Autotuner
+    assert rt.Heuristics is tegula._autotuner.Heuristics
+    assert rt.JITFunction is tegula.JITFunction and isinstance(K.add_kernel, rt.JITFunction)
+    assert rt.autotune is triton.autotune and rt.heuristics is triton.heuristics
+    from tegula.runtime import driver
+    from tegula.runtime.driver import driver as same
+    from tegula.runtime.jit import JITFunction  # noqa: F401
+    from tegula.runtime.autotuner import Autotuner, Config  # noqa: F401
+    assert driver is same
+    # Still the process-wide Runtime when called.
+    assert isinstance(tegula.runtime(), tegula.Runtime)
+    assert tegula.runtime() is tegula.runtime()
+
+    active = driver.active
+    assert active.get_current_device() == 0
+    assert active.get_current_tegula_device() == on_host
+    assert active.backend == "host"
+    assert active.get_current_stream() is None
+    target = active.get_current_target()
+    assert (target.backend, target.arch, target.warp_size) == ("host", on_host.arch,
+                                                               on_host.warp_size)
+    try:
+        import torch
+        assert active.get_active_torch_device() == torch.device("cpu")
+    except ImportError:
+        assert active.get_active_torch_device() == on_host
+
+    props = active.utils.get_device_properties(active.get_current_device())
+    assert props["multiprocessor_count"] == on_host.compute_units > 0
+    assert props["max_shared_mem"] == on_host.shared_memory_per_block
+    assert props["warpSize"] == on_host.warp_size
+    assert props["sm_clock_rate"] == on_host.clock_khz
+    assert props["max_num_regs"] is None  # the host has no register file to report
+    assert props["device"] == on_host
+    assert active.utils.get_device_properties("host:0")["arch"] == on_host.arch
+    assert active.utils.get_device_properties(on_host)["backend"] == "host"
+    with pytest.raises(tegula.TegulaError):
+        active.utils.get_device_properties(5)
+
+    di = active.get_device_interface()
+    di.synchronize()
+    e0, e1 = di.Event(enable_timing=True), di.Event(enable_timing=True)
+    e0.record()
+    e1.record()
+    assert 0 <= e0.elapsed_time(e1) < 1e3
+    assert di.current_device() == 0 and di.device_count() >= 1
+    assert active.get_benchmarker() is testing.do_bench
+    cache = active.get_empty_cache_for_benchmark()
+    active.clear_cache(cache)
+    assert cache.array.size >= 1 << 20 and not cache.array.any()
+
+
+def test_import_triton_file_sees_the_triton_modules(tmp_path, rng):
+    path = tmp_path / "prog.py"
+    path.write_text(
+        "import triton\n"
+        "import triton.language as tl\n"
+        "import triton.testing\n"
+        "from triton.runtime import driver\n"
+        "from triton.runtime.autotuner import Config\n"
+        "\n"
+        "@triton.autotune(configs=[Config({'BLOCK': 32}), Config({'BLOCK': 64})],\n"
+        "                 key=['n'], do_bench=lambda fn, quantiles: (fn(), [1, 1, 1])[1])\n"
+        "@triton.jit\n"
+        "def double(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    m = offs < n\n"
+        "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=m) * 2, mask=m)\n"
+        "\n"
+        "NUM_SM = driver.active.utils.get_device_properties(\n"
+        "    driver.active.get_current_device())['multiprocessor_count']\n"
+        "BENCH = triton.testing.do_bench\n")
+    mod = tegula.import_triton_file(path)
+    assert "triton" not in sys.modules or sys.modules["triton"] is not tegula
+    assert mod.NUM_SM >= 1 and mod.BENCH is testing.do_bench
+    x0 = rng.random(100, dtype=np.float32)
+    x = x0.copy()
+    mod.double[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](x, 100)
+    # Each config ran once while tuning, then the best once more.
+    np.testing.assert_array_equal(x, x0 * 8)
+
+
+def test_tutorial_vector_add_program():
+    """Triton's tutorial 01 as a program (`import tegula as triton`)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.join(os.path.dirname(HERE), "")] + [p for p in [env.get("PYTHONPATH")] if p])
+    script = os.path.join(HERE, "triton_programs", "vector_add.py")
+    proc = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "The maximum difference between numpy and triton is 0.0\n" in out
+    table = out.split("vector-add-performance:\n", 1)[1].splitlines()
+    assert re.fullmatch(r" +size +Triton +NumPy", table[0]), table[0]
+    assert len(table) == 5
+    for i, (line, size) in enumerate(zip(table[1:], (4096, 8192, 16384, 32768))):
+        cells = line.split()
+        assert cells[0] == str(i) and float(cells[1]) == size
+        assert float(cells[2]) > 0 and float(cells[3]) > 0  # GB/s
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "matplotlib is not installed, so there is no plot for " \
+            "'vector-add-performance'" in proc.stderr

@@ -398,12 +398,24 @@ def _float_bits(value, dt):
     return int(np.array(value, dtype=t).view(np.uint8))
 
 
-def scalar_holder(fn, name, value, type_code):
-    """A ctypes object holding |value| as the metadata's scalar type."""
+def _scalar_type(dt, entry):
+    """The type a scalar is packed as: the metadata's |dt|, except that a
+    ``u64`` specialization (an int from 2**63 up) is an ``i64`` in the
+    metadata (the IR's integers are signless) and packs as the unsigned
+    64 bits the kernel reads."""
+    if dt == "i64" and entry is not None and entry.split(":")[0] == "u64":
+        return "u64"
+    return dt
+
+
+def scalar_holder(fn, name, value, type_code, entry=None):
+    """A ctypes object holding |value| as the metadata's scalar type (|entry|:
+    the argument's signature entry, when known)."""
     dt = _rt.SCALAR_TYPES.get(type_code)
     if dt is None:
         raise _fail(RuntimeError, fn, "the kernel metadata gives argument '%s' the unknown "
                     "type %d" % (name, type_code))
+    dt = _scalar_type(dt, entry)
     try:
         import numpy as np
         np_int, np_float = np.integer, np.floating
@@ -713,7 +725,7 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                 else:
                     holders.append(ctypes.c_uint64(value.address))
             else:
-                holders.append(scalar_holder(fn, name, value, mtype))
+                holders.append(scalar_holder(fn, name, value, mtype, entry))
         packed, size = ck.pack(holders)
 
         copies = [what[1] for _, _, what in passed
@@ -1128,13 +1140,13 @@ def _record(fn, probe, device, ck, passed, host_memory, stream_arg, stream, pack
         return
     fmt, convert, at = ["="], [], 0
     offsets, total = _layout(ck)
-    for (name, _, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
+    for (name, entry, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
         if kind == "ptr":
             if isinstance(value, _ArrayArg) and not host_memory:
                 return
             char, size, conv = "Q", 8, None
         else:
-            dt = _rt.SCALAR_TYPES.get(mtype)
+            dt = _scalar_type(_rt.SCALAR_TYPES.get(mtype), entry)
             char = _STRUCT.get(dt)
             if char is None:
                 return

@@ -169,6 +169,11 @@ def _declare(lib):
     _fn(lib, "tegula_compile_result_get_bytecode_size", c_size_t, R)
     _fn(lib, "tegula_compile_result_get_diagnostics", c_char_p, R)
     _fn(lib, "tegula_compile_result_destroy", None, R)
+    try:  # API 1.1
+        _fn(lib, "tegula_compile_result_get_num_args", c_size_t, R)
+        _fn(lib, "tegula_compile_result_get_arg_writes", ctypes.c_int32, R, c_size_t)
+    except AttributeError:  # a 1.0 library: which arguments are written is unknown
+        pass
 
 
 def api_version():
@@ -183,6 +188,16 @@ def compile_kernel(source, kernel, signature, file_name=None, constexprs=None,
     """Tile-dialect bytecode (bytes) of |kernel| in |source| (the whole file,
     str or bytes) for |signature|. |constexprs|: {name: literal text}.
     Raises CompilationError with the compiler's diagnostics."""
+    return compile_kernel_info(source, kernel, signature, file_name, constexprs, num_warps,
+                               num_stages, assertions)[0]
+
+
+def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=None,
+                        num_warps=4, num_stages=3, assertions=True):
+    """(bytecode, writes) as compile_kernel compiles: |writes| has one bool per
+    kernel argument (the non-constexpr parameters, in order), True when the
+    kernel may write through it (tegula_compile_result_get_arg_writes), or
+    is None when the library cannot say (API 1.0)."""
     lib = load_library()
     src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     src_buf = ctypes.create_string_buffer(src, len(src))
@@ -214,6 +229,13 @@ def compile_kernel(source, kernel, signature, file_name=None, constexprs=None,
     try:
         size = lib.tegula_compile_result_get_bytecode_size(result)
         data = lib.tegula_compile_result_get_bytecode(result)
-        return ctypes.string_at(data, size)
+        bytecode = ctypes.string_at(data, size)
+        writes = None
+        if hasattr(lib, "tegula_compile_result_get_arg_writes"):
+            n = lib.tegula_compile_result_get_num_args(result)
+            flags = [lib.tegula_compile_result_get_arg_writes(result, i) for i in range(n)]
+            if all(f in (0, 1) for f in flags):
+                writes = tuple(f == 1 for f in flags)
+        return bytecode, writes
     finally:
         lib.tegula_compile_result_destroy(result)

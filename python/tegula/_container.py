@@ -139,9 +139,12 @@ class ContainerKernel:
                     holders.append(ctypes.c_uint64(value.device_address))
                     continue
                 arr = _as_array(self, name, value)
-                if device.host_memory:
+                if device.host_memory and arr.flags.writeable:
                     holders.append(ctypes.c_uint64(arr.ctypes.data))
                     continue
+                # A container does not say which arguments its kernel writes
+                # through: a read-only array on the host gets a private copy
+                # (as on every other device), so that no write reaches it.
                 buf = Buffer(device, arr.nbytes)
                 temporaries.append(buf)
                 buf.copy_from(arr)
@@ -275,15 +278,16 @@ def warmup(fn, signature, targets, num_warps=4, num_stages=3, runtime=None, **op
                            "libtegula_kernel_cache)" % fn.__name__)
     targets = [targets] if isinstance(targets, str) else list(targets)
     source = _read_source(fn)
-    bytecode = _compiler.compile_kernel(source, fn.__name__, signature,
-                                        file_name=fn.source_file, num_warps=num_warps,
-                                        num_stages=num_stages)
+    bytecode, writes = _compiler.compile_kernel_info(
+        source, fn.__name__, signature, file_name=fn.source_file, num_warps=num_warps,
+        num_stages=num_stages)
     opts = _options(fn, num_warps, num_stages, options)
     stored = []
     for rt, t, metadata, data, size in _images(fn, targets, bytecode, opts, runtime):
         # The key a launch on a device of |t| computes (_launch.get_kernel).
         key = _diskcache.Key(source, signature, None, [("kernel", fn.__name__)] + opts,
                              runtime=rt, target=t)
-        _diskcache.store(key, _diskcache.one_image_container(rt._lib, metadata, data, size))
+        _diskcache.store(key, _diskcache.pack_entry(
+            _diskcache.one_image_container(rt._lib, metadata, data, size), writes))
         stored.append(t)
     return stored

@@ -8,13 +8,16 @@ target, the plugin's name and version, num_warps, num_stages, the compile
 options, the values of the environment variables the loaded plugins'
 options read, and the identity (path, size, modification time) of the
 plugin and compiler libraries, so that a rebuilt plugin never serves a
-stale kernel. TEGULA_CACHE_DIR chooses the folder (default
+stale kernel. Before the container, an entry holds which arguments the
+kernel writes through (``pack_entry``: what the compiler said, which the
+launcher needs to accept read-only arrays). TEGULA_CACHE_DIR chooses the folder (default
 $XDG_CACHE_HOME/tegula, else ~/.cache/tegula); TEGULA_CACHE_DIR=none turns
 the cache off. Failing to read or write the cache never fails a launch.
 """
 
 import ctypes
 import os
+import struct
 import threading
 
 from . import _runtime as _rt
@@ -142,6 +145,37 @@ def store(key, blob):
     lib.tegula_cache_store(_directory(), ctypes.byref(key.struct), blob, len(blob),
                            ctypes.byref(error))
     lib.tegula_cache_free(error)
+
+
+_ENTRY_MAGIC = b"TGARGWR1"
+_UNKNOWN = 0xFFFFFFFF
+
+
+def pack_entry(container, writes):
+    """An entry's bytes: which arguments the kernel writes through (|writes|,
+    a tuple of bools, or None: unknown), then the container."""
+    if writes is None:
+        head = struct.pack("<I", _UNKNOWN)
+    else:
+        head = struct.pack("<I", len(writes)) + bytes(1 if w else 0 for w in writes)
+    return _ENTRY_MAGIC + head + container
+
+
+def unpack_entry(blob):
+    """(container, writes) of an entry's bytes; (None, None) for None or for an
+    entry not in this format (a miss: the launch compiles and replaces it)."""
+    if blob is None or not blob.startswith(_ENTRY_MAGIC) or \
+            len(blob) < len(_ENTRY_MAGIC) + 4:
+        return None, None
+    at = len(_ENTRY_MAGIC)
+    (n,) = struct.unpack_from("<I", blob, at)
+    at += 4
+    if n == _UNKNOWN:
+        return blob[at:], None
+    flags = blob[at:at + n]
+    if len(flags) != n or any(f not in (0, 1) for f in flags):
+        return None, None
+    return blob[at + n:], tuple(f == 1 for f in flags)
 
 
 def one_image_container(lib, metadata, data, size):

@@ -289,6 +289,44 @@ class _ArrayArg:
         self.buffer = None
 
 
+def _overlaps(shape, strides, itemsize):
+    """Whether elements of a strided view may share memory: a zero stride
+    along a dimension of more than one element (``numpy.broadcast_to``,
+    ``torch.expand``), or strides too small for the dimensions inside them
+    (``as_strided``). Sufficient for no overlap: sorted by stride, each
+    stride spans all the dimensions before it."""
+    dims = sorted((abs(int(st)), int(n)) for n, st in zip(shape, strides) if int(n) != 1)
+    if any(n == 0 for _, n in dims):
+        return False  # no elements
+    span = int(itemsize)
+    for st, n in dims:
+        if st < span:
+            return True
+        span = st * (n - 1) + span
+    return False
+
+
+def host_overlap(value):
+    """Whether host array |value| (NumPy, __array_interface__, a CPU torch
+    tensor) is a view whose elements overlap (see _overlaps)."""
+    if _interop.is_torch_tensor(value):
+        if value.is_contiguous():
+            return False
+        try:
+            shape, strides = tuple(value.shape), tuple(value.stride())
+        except (AttributeError, TypeError):  # a tensor-like that does not say
+            return False
+        return _overlaps(shape, strides, 1)  # strides in elements
+    flags = getattr(value, "flags", None)
+    if flags is not None and (flags["C_CONTIGUOUS"] or flags["F_CONTIGUOUS"]):
+        return False
+    ai = getattr(value, "__array_interface__", None)
+    if ai is None or ai.get("strides") is None:
+        return False
+    import numpy as np
+    return _overlaps(ai["shape"], ai["strides"], np.dtype(ai["typestr"]).itemsize)
+
+
 def _array_info(fn, name, value):
     """(address, nbytes, contiguous, writable) of a host array, or None when
     |value| is not one."""
@@ -360,6 +398,12 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
                         "torch tensors, __cuda_array_interface__) and tegula.Buffer can be "
                         "passed, not %r" % (name, type(value).__name__))
         address, nbytes, contiguous, writable = info
+        if not contiguous and host_overlap(value):
+            raise _fail(ValueError, fn, "argument '%s' is a view whose elements overlap in "
+                        "memory (a zero stride, as numpy.broadcast_to and torch's expand "
+                        "make, or overlapping strides): the kernel gets its data pointer "
+                        "and would read or write past the memory the view has; pass a "
+                        "copy (numpy.ascontiguousarray)" % name)
         arr = _ArrayArg(value, address, nbytes, dt, contiguous, writable)
         if not host_memory and not contiguous:
             raise _fail(ValueError, fn, "argument '%s': the array is copied to the device, "
@@ -398,12 +442,24 @@ def _float_bits(value, dt):
     return int(np.array(value, dtype=t).view(np.uint8))
 
 
-def scalar_holder(fn, name, value, type_code):
-    """A ctypes object holding |value| as the metadata's scalar type."""
+def _scalar_type(dt, entry):
+    """The type a scalar is packed as: the metadata's |dt|, except that a
+    ``u64`` specialization (an int from 2**63 up) is an ``i64`` in the
+    metadata (the IR's integers are signless) and packs as the unsigned
+    64 bits the kernel reads."""
+    if dt == "i64" and entry is not None and entry.split(":")[0] == "u64":
+        return "u64"
+    return dt
+
+
+def scalar_holder(fn, name, value, type_code, entry=None):
+    """A ctypes object holding |value| as the metadata's scalar type (|entry|:
+    the argument's signature entry, when known)."""
     dt = _rt.SCALAR_TYPES.get(type_code)
     if dt is None:
         raise _fail(RuntimeError, fn, "the kernel metadata gives argument '%s' the unknown "
                     "type %d" % (name, type_code))
+    dt = _scalar_type(dt, entry)
     try:
         import numpy as np
         np_int, np_float = np.integer, np.floating
@@ -471,6 +527,7 @@ class CompiledKernel(_Owned):
             lib.tegula_image_destroy(image)
         self.signature = signature
         self.requested = (num_warps, num_stages)
+        self.writes = None  # get_kernel sets it from the compiler
 
     @classmethod
     def from_image(cls, device, metadata, data, size):
@@ -480,6 +537,7 @@ class CompiledKernel(_Owned):
         self._load(device, metadata, data, size)
         self.signature = _rt.decode(metadata.specialization) or None
         self.requested = None
+        self.writes = None  # which arguments it writes through: unknown
         return self
 
     def _load(self, device, md, data, size):
@@ -586,13 +644,14 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
             disk_key = _diskcache.Key(source, signature, device, (
                 ("kernel", fn.__name__), ("num_warps", str(num_warps)),
                 ("num_stages", str(num_stages))) + options)
-            blob = _diskcache.lookup(disk_key)
+            blob, writes = _diskcache.unpack_entry(_diskcache.lookup(disk_key))
             if blob is not None:
                 try:
                     ck = _diskcache.load_one_image(device, blob)
                 except _rt.TegulaError:
                     ck = None  # an entry this runtime cannot load: compile
                 if ck is not None:
+                    ck.writes = writes
                     ck.signature = signature
                     ck.requested = (num_warps, num_stages)
                     fn.compile_count += 1
@@ -602,15 +661,17 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
 
             def keep(metadata, data, size):
                 try:
-                    _diskcache.store(disk_key, _diskcache.one_image_container(
-                        device._runtime._lib, metadata, data, size))
+                    _diskcache.store(disk_key, _diskcache.pack_entry(
+                        _diskcache.one_image_container(device._runtime._lib, metadata,
+                                                       data, size), writes))
                 except _rt.TegulaError:  # pragma: no cover - never fails a launch
                     pass
-        bytecode = _compiler.compile_kernel(
+        bytecode, writes = _compiler.compile_kernel_info(
             source, fn.__name__, signature, file_name=fn.source_file,
             num_warps=num_warps, num_stages=num_stages)
         ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode, options,
                             keep)
+        ck.writes = writes
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck
@@ -695,6 +756,7 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                         "metadata), but %d parameters are not constexprs (%s); the front "
                         "end and the launcher disagree on which parameters reach the kernel"
                         % (len(ck.args), len(passed), ", ".join(n for n, _, _ in passed)))
+        _check_read_only(fn, ck, passed)
         holders = []
         for (name, entry, (kind, value)), (mname, mkind, mtype, _) in zip(passed, ck.args):
             want = _rt.ARG_POINTER if kind == "ptr" else _rt.ARG_SCALAR
@@ -713,7 +775,7 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                 else:
                     holders.append(ctypes.c_uint64(value.address))
             else:
-                holders.append(scalar_holder(fn, name, value, mtype))
+                holders.append(scalar_holder(fn, name, value, mtype, entry))
         packed, size = ck.pack(holders)
 
         copies = [what[1] for _, _, what in passed
@@ -750,6 +812,27 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
     finally:
         for b in temporaries:
             b.free()
+
+
+def _check_read_only(fn, ck, passed):
+    """A read-only host array may only be an argument the kernel never
+    writes through (ck.writes, from the compiler's analysis): passed in
+    place, a write would change memory its owner made read-only (an
+    immutable ``bytes`` under ``numpy.frombuffer``); copied, it would be
+    lost."""
+    writes = getattr(ck, "writes", None)
+    for i, (name, _, (kind, value)) in enumerate(passed):
+        if kind != "ptr" or not isinstance(value, _ArrayArg) or value.writable:
+            continue
+        if writes is None or i >= len(writes):
+            raise _fail(ValueError, fn, "argument '%s' is a read-only array, and the "
+                        "compiler library cannot tell whether the kernel writes through "
+                        "it (it predates API 1.1); pass a writable array" % name)
+        if writes[i]:
+            raise _fail(ValueError, fn, "argument '%s' is a read-only array, but the kernel "
+                        "writes through it (a store or an atomic reaches it); pass a "
+                        "writable array (a copy: numpy.frombuffer over bytes and "
+                        "numpy.broadcast_to views are read-only)" % name)
 
 
 def _shared_buffer(passed, arr):
@@ -958,9 +1041,13 @@ def _probe(fast, args, kwargs, num_warps, num_stages, device, stream, options=()
             continue
         if t is ndarray:
             a = v.ctypes.data or 0
+            flags = v.flags
+            if not (flags.c_contiguous or flags.f_contiguous) and host_overlap(v):
+                return None  # the full path refuses it
             key.append(t)
             key.append(v.dtype)
             key.append(not a & 15)
+            key.append(flags.writeable)  # read-only: only where the kernel reads
             vals.append(a)
         elif t is int:
             code = _int_code(v)
@@ -998,6 +1085,8 @@ def _probe(fast, args, kwargs, num_warps, num_stages, device, stream, options=()
                 try:
                     dev = v.device
                     if dev.type == "cpu":
+                        if host_overlap(v):
+                            return None  # the full path refuses it
                         a = int(v.data_ptr())
                         key.append(t)
                         key.append("cpu")
@@ -1128,13 +1217,13 @@ def _record(fn, probe, device, ck, passed, host_memory, stream_arg, stream, pack
         return
     fmt, convert, at = ["="], [], 0
     offsets, total = _layout(ck)
-    for (name, _, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
+    for (name, entry, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
         if kind == "ptr":
             if isinstance(value, _ArrayArg) and not host_memory:
                 return
             char, size, conv = "Q", 8, None
         else:
-            dt = _rt.SCALAR_TYPES.get(mtype)
+            dt = _scalar_type(_rt.SCALAR_TYPES.get(mtype), entry)
             char = _STRUCT.get(dt)
             if char is None:
                 return

@@ -1,14 +1,12 @@
 """kernel[grid](...) on the host CPU (the `host` plugin): real kernels, real
 results, arrays passed in place.
 
-The tests that run a kernel skip while the host plugin's compile answers
-"not implemented" (its code generator is being written), and only then: any
-other error fails. The moment compile works they run. The runtime here is
-explicit (only `host` visible, plugins from the folder beside
+The host compiles every kernel here: any error, "not implemented" included,
+fails the test (no test skips for want of a code generator any more). The
+runtime here is explicit (only `host` visible, plugins from the folder beside
 libtegula_runtime), so the file runs under any TEGULA_VISIBLE_BACKENDS."""
 
 import os
-import re
 
 import numpy as np
 import pytest
@@ -20,22 +18,14 @@ from tegula import _launch
 from kernels.add_kernel import add_kernel
 from kernels.host_kernels import axpy_kernel, copy_2d_kernel
 
-_NOT_IMPLEMENTED = re.compile(r"compiling for host:\d+ \([^)]*\) failed: .*not implemented")
-
-
 @pytest.fixture
 def rng():
     return np.random.default_rng(int.from_bytes(os.urandom(8), "little"))
 
 
 def run(kernel, grid, *args, **kwargs):
-    """Launches; skips the test if (and only if) the host cannot compile yet."""
-    try:
-        return kernel[grid](*args, **kwargs)
-    except tegula.TegulaError as e:
-        if e.code_name == "TG_ERROR_UNIMPLEMENTED" and _NOT_IMPLEMENTED.search(e.message):
-            pytest.skip("the host plugin cannot compile yet: %s" % e.message)
-        raise
+    """Launches. Every error fails the test: the host compiles."""
+    return kernel[grid](*args, **kwargs)
 
 
 def cdiv(a, b):
@@ -88,15 +78,31 @@ def test_cuda_arrays_and_native_streams_are_refused_on_host(host):
     assert info.value.code_name == "TG_ERROR_UNIMPLEMENTED"
 
 
-def test_compile_answer_is_a_result_or_not_implemented(host):
-    # Whatever the plugin answers today is either a kernel or exactly the
-    # "not implemented" the skips rely on; anything else fails here.
-    x = np.ones(16, np.float32)
+def test_the_host_compiles(host):
+    # A kernel, and its result: never "not implemented" (that once skipped
+    # every test below; now it fails them).
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    ck = add_kernel[(1,)](x, x, out, 16, BLOCK_SIZE=16, device=host)
+    assert ck.device.name == host.name
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_not_implemented_fails_instead_of_skipping(host, monkeypatch):
+    # The answer that used to skip the launch tests must reach the test as an
+    # error (a failure), not as a skip.
+    def unimplemented(*args, **kwargs):
+        raise tegula.TegulaError("add_kernel: compiling for host:0 (host:x86_64) failed: "
+                                 "host: not implemented", 5)
+    monkeypatch.setattr(_launch, "get_kernel", unimplemented)
+    monkeypatch.setattr(add_kernel, "_fast", None)  # no fast-path entry skips get_kernel
+    x = np.zeros(16, np.float32)
     try:
-        add_kernel[(1,)](x, x, x, 16, BLOCK_SIZE=16, device=host)
-    except tegula.TegulaError as e:
-        assert e.code_name == "TG_ERROR_UNIMPLEMENTED" and _NOT_IMPLEMENTED.search(e.message), \
-            e.message
+        with pytest.raises(tegula.TegulaError) as info:
+            run(add_kernel, (1,), x, x, x, 16, BLOCK_SIZE=16, device=host)
+    except pytest.skip.Exception as e:
+        pytest.fail("run() skipped on 'not implemented' instead of failing: %s" % e)
+    assert info.value.code_name == "TG_ERROR_UNIMPLEMENTED"
 
 
 # -- Kernels that run ----------------------------------------------------------------

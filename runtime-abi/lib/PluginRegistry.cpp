@@ -4,10 +4,16 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
+#include <mutex>
+#include <set>
+#include <sys/stat.h>
 #include <system_error>
+#include <unistd.h>
 
 using namespace tegula::runtime;
 namespace fs = std::filesystem;
@@ -39,6 +45,61 @@ std::string lower(std::string s) {
 
 std::string versionString(uint32_t major, uint32_t minor) {
   return std::to_string(major) + "." + std::to_string(minor);
+}
+
+/// Prints |line| to stderr the first time this process sees it: a runtime
+/// created again (each test, each Python Runtime) does not repeat it.
+void warnOnce(const std::string &line) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!said.insert(line).second)
+    return;
+  std::fprintf(stderr, "tegula: warning: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+/// What a file that is not a regular file is, for the skip reason.
+const char *fileKind(mode_t mode) {
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISDIR(mode))
+    return "a folder";
+  return "another kind of file";
+}
+
+/// Warns (once) when anyone may write into plugin folder |dir|: any user
+/// could then put a plugin there (or replace one) that this process loads.
+/// The sticky bit does not help: it stops others deleting or renaming
+/// files, not adding new ones.
+void checkFolderTrust(const std::string &dir) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    return;
+  if (st.st_mode & S_IWOTH)
+    warnOnce("plugin folder " + dir +
+             " is world-writable: any user can add a plugin this process "
+             "will load");
+}
+
+/// Warns (once) about plugin file |file| (|st|, its stat) when another user
+/// could have written it: owned by someone other than root and the current
+/// user, or world-writable. It is loaded all the same.
+void checkFileTrust(const std::string &file, const struct stat &st) {
+  if (st.st_uid != 0 && st.st_uid != ::geteuid())
+    warnOnce("plugin " + file + " is owned by user " +
+             std::to_string(st.st_uid) + ", neither root nor the current user " +
+             std::to_string(::geteuid()) + "; loading it anyway");
+  if (st.st_mode & S_IWOTH)
+    warnOnce("plugin " + file +
+             " is world-writable: any user can change the code this process "
+             "loads; loading it anyway");
 }
 } // namespace
 
@@ -157,6 +218,7 @@ void PluginRegistry::discover(const DiscoveryOptions &options) {
     if (fs::is_directory(status)) {
       scanFolder(entry, /*isDefault=*/false);
     } else if (fs::is_regular_file(status)) {
+      checkFolderTrust(path.parent_path().string());
       considerFile(entry);
     } else if (!fs::exists(status)) {
       addSkipped(entry, "", "no such file or folder");
@@ -180,6 +242,7 @@ void PluginRegistry::scanFolder(const std::string &dir, bool isDefault) {
   if (isDefault && !fs::exists(dir, ec))
     return; // An install without plugins is not worth a line.
   searchDirs.push_back(dir);
+  checkFolderTrust(dir);
 
   std::vector<std::string> files;
   fs::directory_iterator it(dir, ec), end;
@@ -228,6 +291,23 @@ void PluginRegistry::considerFile(const std::string &file) {
                  "backend '" + name + "' already loaded from " + record.path);
       return;
     }
+
+  // Only regular files are opened: dlopen of a FIFO named like a plugin
+  // would wait forever for a writer, a device could be anything. stat
+  // follows symbolic links, so a link to such a file is skipped too.
+  struct stat st;
+  if (::stat(file.c_str(), &st) != 0) {
+    addSkipped(file, name,
+               std::string("cannot stat the file: ") + std::strerror(errno));
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    addSkipped(file, name,
+               std::string("not a regular file (") + fileKind(st.st_mode) +
+                   "); not opened");
+    return;
+  }
+  checkFileTrust(file, st);
 
   PluginRecord record;
   record.path = file;

@@ -11,6 +11,8 @@
 
 #include "tegula/compiler.h"
 
+#include "ArgWrites.h"
+
 #include "tegula/Dialect/Tile/IR/TileBytecode.h"
 #include "tegula/Frontend/CodeGen.h"
 #include "tegula/Frontend/Diagnostics.h"
@@ -23,6 +25,7 @@
 #include <exception>
 #include <new>
 #include <string>
+#include <vector>
 
 using namespace tegula;
 using namespace tegula::frontend;
@@ -35,10 +38,12 @@ struct tegula_compiler_error {
   bool isStatic = false;
 };
 
-/// The bytecode of one compiled kernel and the warnings that came with it.
+/// The bytecode of one compiled kernel, the warnings that came with it and
+/// which arguments it may write through (tegula_compile_result_get_arg_writes).
 struct tegula_compile_result {
   std::string bytecode;
   std::string diagnostics;
+  std::vector<uint8_t> argWrites;
 };
 
 namespace {
@@ -106,6 +111,7 @@ tegula_compiler_error_t *compile(const tegula_compile_options &in,
                      renderAll(diags) + renderAll(parseDiags));
 
   auto result = std::make_unique<tegula_compile_result>();
+  result->argWrites = compiler::argumentWrites(*ir, options.kernelName);
   {
     llvm::raw_string_ostream os(result->bytecode);
     if (mlir::failed(tile::writeTileBytecode(*ir, os)))
@@ -211,6 +217,18 @@ tegula_compile_result_get_bytecode_size(const tegula_compile_result_t *result) {
 const char *
 tegula_compile_result_get_diagnostics(const tegula_compile_result_t *result) {
   return result ? result->diagnostics.c_str() : "";
+}
+
+size_t tegula_compile_result_get_num_args(const tegula_compile_result_t *result) {
+  return result ? result->argWrites.size() : 0;
+}
+
+int32_t
+tegula_compile_result_get_arg_writes(const tegula_compile_result_t *result,
+                                     size_t index) {
+  if (!result || index >= result->argWrites.size())
+    return -1;
+  return result->argWrites[index];
 }
 
 void tegula_compile_result_destroy(tegula_compile_result_t *result) {

@@ -38,7 +38,7 @@ extern "C" {
 
 /** The version of this API: libtegula_compiler.so.<major>. */
 #define TEGULA_COMPILER_API_MAJOR 1
-#define TEGULA_COMPILER_API_MINOR 0
+#define TEGULA_COMPILER_API_MINOR 1
 
 typedef struct tegula_compiler_error tegula_compiler_error_t;
 typedef struct tegula_compile_result tegula_compile_result_t;
@@ -127,6 +127,20 @@ tegula_compile_result_get_bytecode_size(const tegula_compile_result_t *result);
  *  rendered like errors; "" when there were none. */
 TEGULA_API const char *
 tegula_compile_result_get_diagnostics(const tegula_compile_result_t *result);
+/** API 1.1. The kernel's arguments: its parameters that are not constexprs,
+ *  in order (the order of the compiled image's metadata). 0 for NULL. */
+TEGULA_API size_t
+tegula_compile_result_get_num_args(const tegula_compile_result_t *result);
+/** API 1.1. 1 when the kernel may write memory through argument |index|: a
+ *  value computed from it reaches a store, an atomic, a descriptor store, a
+ *  call not inlined, or an op that may write memory or whose effects are not
+ *  known; 0 when the kernel only reads through it (or never dereferences
+ *  it); -1 for an index out of range or a NULL |result|. Over-approximate:
+ *  never 0 for an argument the kernel writes through. The Python launcher
+ *  uses it to refuse read-only arrays for written pointers only. */
+TEGULA_API int32_t
+tegula_compile_result_get_arg_writes(const tegula_compile_result_t *result,
+                                     size_t index);
 /** Frees |result|; NULL is fine. */
 TEGULA_API void tegula_compile_result_destroy(tegula_compile_result_t *result);
 

@@ -131,17 +131,26 @@ StringRef Module::resolveImport(StringRef Name) const {
   return It == ImportBindings.end() ? StringRef() : StringRef(It->second);
 }
 
+bool Module::isBound(StringRef Name) const {
+  return ImportBindings.count(Name) || lookupGlobal(Name) ||
+         lookupFunction(Name);
+}
+
 void Module::addImport(Stmt *S) {
   Imports.push_back(S);
+  auto bind = [&](StringRef Name, std::string Qualified) {
+    if (!(FallbackBranch && isBound(Name)))
+      ImportBindings[Name] = std::move(Qualified);
+  };
   if (auto *I = dyn_cast<ImportStmt>(S)) {
     for (const ImportAlias &A : I->getNames()) {
       // `import a.b` binds `a` to the package a; `import a.b as c` binds c
       // to a.b.
       if (A.AsName.empty()) {
         StringRef Top = A.Name.split('.').first;
-        ImportBindings[Top] = Top.str();
+        bind(Top, Top.str());
       } else {
-        ImportBindings[A.AsName] = A.Name.str();
+        bind(A.AsName, A.Name.str());
       }
     }
     return;
@@ -155,6 +164,6 @@ void Module::addImport(Stmt *S) {
     if (!F->getModule().empty())
       Qualified += '.';
     Qualified += A.Name.str();
-    ImportBindings[A.AsName.empty() ? A.Name : A.AsName] = Qualified;
+    bind(A.AsName.empty() ? A.Name : A.AsName, Qualified);
   }
 }

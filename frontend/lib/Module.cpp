@@ -10,6 +10,11 @@
 //    bind (so `@tl_jit` after `from triton import jit as tl_jit` counts);
 //  - `NAME = value` / `NAME: annotation = value`: parsed speculatively, with
 //    errors discarded, and kept when it is a constant (see isConstant);
+//  - `if` and `try` statements: each branch's statements are sorted the
+//    same way (imports guarded by a version, a vendor or an ImportError);
+//    the first branch binds its names, later branches (`elif`, `else`,
+//    `except`) only the names no earlier branch bound, since which branch
+//    Python runs is not known here and the first is Triton's usual path;
 //  - anything else: skipped by indentation, unexamined.
 //
 // Skipping works on tokens, so it cannot fail on valid Python, whatever
@@ -49,11 +54,22 @@ void Parser::parseModuleStatement(Module &M) {
     skipStatement();
     return;
   case TK::kw_if:
+  case TK::kw_try:
+    // `if __name__ == "__main__":` is the script's host code, which does
+    // not run when the module is imported.
+    if (at(TK::kw_if) && peek().is(TK::Identifier) &&
+        peek().getText() == "__name__") {
+      skipStatement();
+      while (at(TK::kw_elif) || at(TK::kw_else))
+        skipStatement();
+      return;
+    }
+    parseModuleBranches(M);
+    return;
   case TK::kw_for:
   case TK::kw_while:
   case TK::kw_with:
   case TK::kw_class:
-  case TK::kw_try:
   case TK::kw_async:
     skipStatement();
     return;
@@ -61,6 +77,42 @@ void Parser::parseModuleStatement(Module &M) {
     parseModuleSimpleLine(M);
     return;
   }
+}
+
+void Parser::parseModuleBranches(Module &M) {
+  bool WasFallback = M.isFallbackBranch();
+  bool First = true;
+  for (;;) {
+    // The clause's header, up to the colon that ends its line.
+    unsigned Nesting = 0;
+    while (!at(TK::EndOfFile) && !at(TK::Error) && !at(TK::Newline) &&
+           !(Nesting == 0 && at(TK::Colon) && peek().is(TK::Newline))) {
+      if (at(TK::LParen) || at(TK::LSquare) || at(TK::LBrace))
+        ++Nesting;
+      else if ((at(TK::RParen) || at(TK::RSquare) || at(TK::RBrace)) && Nesting)
+        --Nesting;
+      consume();
+    }
+    if (!at(TK::Colon) || !peek(2).is(TK::Indent)) {
+      // A body on the header's line: not read.
+      skipStatement();
+      break;
+    }
+    consume();
+    consume();
+    consume();
+    M.setFallbackBranch(WasFallback || !First);
+    while (!at(TK::Dedent) && !at(TK::EndOfFile) && !at(TK::Error)) {
+      HadError = false;
+      parseModuleStatement(M);
+    }
+    consumeIf(TK::Dedent);
+    First = false;
+    if (!at(TK::kw_elif) && !at(TK::kw_else) && !at(TK::kw_except) &&
+        !at(TK::kw_finally))
+      break;
+  }
+  M.setFallbackBranch(WasFallback);
 }
 
 void Parser::parseModuleSimpleLine(Module &M) {

@@ -276,6 +276,25 @@ static bool propagateNan(CodeGen &gen, const PyValue &v, SourceLocation loc) {
 
 PyValue CodeGen::callBuiltin(const std::string &name, CallArgs &args,
                              SourceLocation loc) {
+  if (llvm::StringRef(name).starts_with("libdevice.")) {
+    // Triton's libdevice functions take arg0, arg1, ... (by position or by
+    // those names).
+    std::vector<PyValue> values = args.positional;
+    for (auto &[key, value] : args.keywords) {
+      llvm::StringRef k(key);
+      unsigned index;
+      if (!k.consume_front("arg") || k.getAsInteger(10, index) ||
+          index != values.size())
+        error(loc, name + "() got an unexpected keyword argument '" + key + "'");
+      values.push_back(value);
+    }
+    std::vector<Operand> operands;
+    for (const PyValue &v : values)
+      operands.push_back(operand(v, loc, "an argument of " + name));
+    at(loc);
+    return PyValue::ofTensor(
+        sem.libdevice(llvm::StringRef(name).drop_front(10), operands));
+  }
   // Python builtins.
   if (llvm::StringRef(name).starts_with("py.")) {
     std::string py = name.substr(3);

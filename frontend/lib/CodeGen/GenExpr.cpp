@@ -289,12 +289,17 @@ static llvm::ArrayRef<llvm::StringRef> tritonNames(llvm::StringRef ns) {
       "abs", "cdiv", "ceil", "cos", "div_rn", "erf", "exp", "exp2", "fdiv",
       "floor", "fma", "log", "log1p", "log2", "max", "min", "rsqrt",
       "sigmoid", "sin", "softmax", "sqrt", "sqrt_rn", "umulhi"};
-  static const llvm::StringRef extra[] = {"cuda", "hip", "libdevice"};
+  static const llvm::StringRef extra[] = {"cuda", "hip", "intel", "libdevice"};
   // clang-format on
   if (ns == "tl")
     return tl;
   if (ns == "tl.math")
     return math;
+  if (ns == "tl.extra.libdevice") {
+    static const std::vector<llvm::StringRef> libdevice =
+        Semantic::libdeviceFunctionNames();
+    return libdevice;
+  }
   return extra;
 }
 
@@ -351,9 +356,20 @@ static PyValue resolveModulePath(llvm::StringRef path) {
     return PyValue::ns("tl");
   if (path == "triton.language.math" || path == "tegula.language.math")
     return PyValue::ns("tl.math");
-  if (path.starts_with("triton.language.extra") ||
-      path.starts_with("tegula.language.extra"))
-    return PyValue::ns("tl.extra");
+  for (llvm::StringRef root : {"triton.language.extra", "tegula.language.extra"}) {
+    if (!path.starts_with(root))
+      continue;
+    llvm::StringRef rest = path.drop_front(root.size());
+    if (rest.empty())
+      return PyValue::ns("tl.extra");
+    // Triton's libdevice under every vendor's name: `extra.libdevice`,
+    // `extra.cuda.libdevice`, `extra.hip.libdevice`.
+    if (rest == ".libdevice" || rest == ".cuda.libdevice" ||
+        rest == ".hip.libdevice" || rest == ".intel.libdevice")
+      return PyValue::ns("tl.extra.libdevice");
+    if (rest == ".cuda" || rest == ".hip" || rest == ".intel")
+      return PyValue::ns("tl.extra" + rest.str());
+  }
   if (path == "triton.jit" || path == "tegula.jit")
     return PyValue::marker("jit");
   return PyValue::ns(path.str());
@@ -473,8 +489,23 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
         return PyValue::string("none");
       error(loc, "tl.PropagateNan has no member '" + name.str() + "'");
     }
-    if (ns == "tl.extra")
+    if (ns == "tl.extra") {
+      if (name == "libdevice")
+        return PyValue::ns("tl.extra.libdevice");
+      if (name == "cuda" || name == "hip" || name == "intel")
+        return PyValue::ns("tl.extra." + name.str());
       unknownTlMember(ns, name, loc);
+    }
+    if (ns == "tl.extra.cuda" || ns == "tl.extra.hip" || ns == "tl.extra.intel") {
+      if (name == "libdevice")
+        return PyValue::ns("tl.extra.libdevice");
+      error(loc, ns + "." + name.str() + " is not supported yet");
+    }
+    if (ns == "tl.extra.libdevice") {
+      if (Semantic::isLibdeviceFunction(name))
+        return PyValue::builtin("libdevice." + name.str());
+      unknownTlMember(ns, name, loc);
+    }
     error(loc, "'" + ns + "." + name.str() + "' cannot be used inside a kernel");
   }
   case PyValue::Tensor: {
@@ -503,7 +534,7 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
         "argmin", "cumsum", "cumprod", "exp", "exp2", "log", "log2", "sin",
         "cos", "sqrt", "sqrt_rn", "rsqrt", "abs", "floor", "ceil", "erf",
         "sigmoid", "softmax", "xor_sum", "reduce", "associative_scan", "sort",
-        "flip", "histogram", "logical_and", "logical_or", "reduce_or"};
+        "flip", "histogram", "logical_and", "logical_or", "reduce_or", "cast"};
     for (const char *m : methods)
       if (name == m)
         return PyValue::method(base, name.str());

@@ -158,3 +158,6 @@ sin sqrt sqrt_rn umulhi cdiv
 __all__.append("math")
 
 del _n
+
+from . import extra  # noqa: E402,F401  (tl.extra.libdevice, tl.extra.cuda.libdevice)
+__all__.append("extra")

@@ -828,7 +828,16 @@ public:
     auto It = BrokenFunctions.find(Name);
     return It == BrokenFunctions.end() ? nullptr : &It->second;
   }
-  void addGlobal(const GlobalConstant &G) { Globals.push_back(G); }
+  void addGlobal(const GlobalConstant &G) {
+    if (!(FallbackBranch && isBound(G.Name)))
+      Globals.push_back(G);
+  }
+  /// While set, the statements read are a later branch of a module-level
+  /// `if`/`try`: imports and constants bind only names still unbound.
+  void setFallbackBranch(bool Fallback) { FallbackBranch = Fallback; }
+  bool isFallbackBranch() const { return FallbackBranch; }
+  /// Whether an import, a constant or a function binds |Name|.
+  bool isBound(llvm::StringRef Name) const;
   /// Records an ImportStmt or ImportFromStmt and the names it binds.
   void addImport(Stmt *S);
 
@@ -839,6 +848,7 @@ private:
   std::vector<Stmt *> Imports;
   std::vector<GlobalConstant> Globals;
   llvm::StringMap<std::string> ImportBindings;
+  bool FallbackBranch = false;
   llvm::StringMap<bool> HostFunctions;
   llvm::StringMap<SourceLocation> BrokenFunctions;
 };

@@ -162,6 +162,8 @@ private:
   //===--- Module level (Module.cpp) -------------------------------------===//
   void parseModuleStatement(Module &M);
   void parseModuleSimpleLine(Module &M);
+  /// A module-level `if` or `try` statement (see Module.cpp).
+  void parseModuleBranches(Module &M);
   void parseDecoratedDefinition(Module &M);
   bool parseModuleAssignment(Module &M);
   bool isJitDecoratorName(const Module &M, llvm::StringRef Dotted) const;

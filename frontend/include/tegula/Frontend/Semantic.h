@@ -195,6 +195,13 @@ public:
   /// rsqrt, erf, floor, ceil, abs, sqrt_rn...
   TValue unaryMath(llvm::StringRef name, const TValue &x);
   TValue fma(const Operand &x, const Operand &y, const Operand &z);
+  /// Triton's libdevice function |name| (`tl.extra.libdevice.<name>`) with
+  /// its dtype rules; a listed function Tegula lacks fails "not supported
+  /// yet" (SemanticLibdevice.cpp).
+  TValue libdevice(llvm::StringRef name, llvm::ArrayRef<Operand> args);
+  /// Whether |name| is one of Triton's libdevice functions.
+  static bool isLibdeviceFunction(llvm::StringRef name);
+  static std::vector<llvm::StringRef> libdeviceFunctionNames();
   TValue umulhi(const Operand &x, const Operand &y);
   TValue histogram(const TValue &x, int64_t numBins, std::optional<TValue> mask);
   void devicePrint(llvm::StringRef prefix, llvm::ArrayRef<TValue> args, bool hex);

@@ -488,7 +488,10 @@ static LogicalResult convertRestToLLVM(ModuleOp module) {
   });
   PassManager pm(ctx);
   if (hasMath) {
+    // Math on vectors calls libm per element, through vector.extract and
+    // vector.insert.
     pm.addPass(createConvertMathToLibmPass());
+    pm.addPass(createConvertVectorToLLVMPass());
     pm.addPass(createArithToLLVMConversionPass());
     pm.addPass(createConvertFuncToLLVMPass());
   }
@@ -579,15 +582,44 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
       op.erase();
   fn.setSymName(result.name);
 
+  {
+    // math.fpowi has no LLVM lowering for a vector exponent: it becomes
+    // multiplications (its exponent is a constant: the front end builds it
+    // only for those).
+    SmallVector<Operation *> powers;
+    module.walk([&](math::FPowIOp op) { powers.push_back(op); });
+    RewritePatternSet patterns(ctx);
+    populateExpandFPowIPattern(patterns);
+    GreedyRewriteConfig config;
+    config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
+    if (!powers.empty() &&
+        failed(applyOpPatternsAndFold(powers, std::move(patterns), config)))
+      return failure();
+  }
   if (options.polynomialMath) {
     // Only the math ops (and what their approximations make) are rewritten:
-    // a greedy walk over the whole kernel folded every op once more.
+    // a greedy walk over the whole kernel folded every op once more. The
+    // functions without a polynomial of their own become the ones with
+    // (tan as sin / cos, the hyperbolic functions through exp and log, pow
+    // as exp(y log x)); fp64 ops are left to the target's library (libm on
+    // the host), which is exact where the expansions are not.
     SmallVector<Operation *> mathOps;
     module.walk([&](Operation *op) {
-      if (isa<math::MathDialect>(op->getDialect()))
-        mathOps.push_back(op);
+      if (!isa<math::MathDialect>(op->getDialect()))
+        return;
+      if (op->getNumResults() == 1 &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isF64())
+        return;
+      mathOps.push_back(op);
     });
     RewritePatternSet patterns(ctx);
+    populateExpandTanPattern(patterns);
+    populateExpandSinhPattern(patterns);
+    populateExpandCoshPattern(patterns);
+    populateExpandAsinhPattern(patterns);
+    populateExpandAcoshPattern(patterns);
+    populateExpandAtanhPattern(patterns);
+    populateExpandPowFPattern(patterns);
     populateMathPolynomialApproximationPatterns(patterns);
     GreedyRewriteConfig config;
     config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;

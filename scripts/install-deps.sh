@@ -8,6 +8,8 @@ set -euo pipefail
 PACKAGES=(
   # build
   cmake ninja-build ccache python3 python3-venv python3-pip
+  # `pip install --no-build-isolation ./python` offline, scripts/build-wheel.py
+  python3-setuptools python3-wheel
   # python/ tests (system Python)
   python3-numpy python3-pytest
   # LLVM / MLIR 19

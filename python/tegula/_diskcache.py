@@ -48,11 +48,17 @@ def _library():
     global _lib, _missing
     with _lib_lock:
         if _lib is None and not _missing:
-            path = os.path.join(os.path.dirname(_rt.library_path()),
-                                "libtegula_kernel_cache.so")
-            try:
-                lib = ctypes.CDLL(path)
-            except OSError:
+            # The soname first: a self-contained wheel carries no ".so"
+            # development links.
+            here = os.path.dirname(_rt.library_path())
+            lib = None
+            for name in ("libtegula_kernel_cache.so.0", "libtegula_kernel_cache.so"):
+                try:
+                    lib = ctypes.CDLL(os.path.join(here, name))
+                    break
+                except OSError:
+                    continue
+            if lib is None:
                 _missing = True
                 return None
             P = ctypes.c_void_p

@@ -246,26 +246,37 @@ def sized(struct_type):
 
 # -- Library lookup --------------------------------------------------------
 
-_LIB_NAME = "libtegula_runtime.so"
+#: The runtime's soname: what an install (``cmake --install``, the .deb
+#: packages) and a self-contained wheel always have, unlike the ``.so``
+#: development link.
+SONAME = "libtegula_runtime.so.1"
 
 
-def _candidates():
-    """(description, path) pairs, in the order they are tried."""
-    out = []
-    env = os.environ.get("TEGULA_RUNTIME_LIB")
-    if env:
-        out.append(("$TEGULA_RUNTIME_LIB", env))
-        return out  # an explicit choice is not second-guessed
-    found = ctypes.util.find_library("tegula_runtime")
-    out.append(('ctypes.util.find_library("tegula_runtime")', found))
-    for d in installed_lib_dirs():
-        out.append(("installed lib dir", os.path.join(d, _LIB_NAME)))
-    return out
+def bundled_lib_dir():
+    """``tegula/_lib/lib``: where a self-contained wheel
+    (scripts/build-wheel.py) carries the native libraries, with the plugins
+    in ``tegula/_lib/lib/tegula/plugins`` (an install prefix's shape, so the
+    libraries' ``$ORIGIN/../lib`` RUNPATH and the runtime's plugin folder
+    beside itself hold there unchanged)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "_lib", "lib")
+
+
+def _multiarch():
+    try:
+        import sysconfig
+        return sysconfig.get_config_var("MULTIARCH") or None
+    except Exception:  # pragma: no cover
+        return None
 
 
 def installed_lib_dirs():
-    """The installed layout: <prefix>/lib/python3.X/site-packages/tegula/
-    and <prefix>/lib/libtegula_*.so; also <sys.prefix>/lib, /usr/local/lib."""
+    """The ``lib/`` folders of the prefixes Tegula may be installed into, in
+    the order they are tried: the prefix the package itself is installed in
+    (``<prefix>/lib/python3.X/site-packages/tegula`` -> ``<prefix>/lib``),
+    ``sys.prefix`` and ``sys.base_prefix`` (a venv and the Python it was made
+    from), ``/usr/local`` (``cmake --install``'s default prefix) and ``/usr``
+    (the .deb packages); each prefix's ``lib``, its multiarch folder
+    (``lib/x86_64-linux-gnu``) and ``lib64``."""
     here = os.path.dirname(os.path.abspath(__file__))
     dirs = []
     d = here
@@ -273,9 +284,50 @@ def installed_lib_dirs():
         d = os.path.dirname(d)
         if os.path.basename(d) in ("lib", "lib64"):
             dirs.append(d)
-    for prefix in (sys.prefix, "/usr/local"):
+    multiarch = _multiarch()
+    for prefix in (sys.prefix, sys.base_prefix, "/usr/local", "/usr"):
         dirs.append(os.path.join(prefix, "lib"))
-    return dirs
+        if multiarch:
+            dirs.append(os.path.join(prefix, "lib", multiarch))
+        dirs.append(os.path.join(prefix, "lib64"))
+    out, seen = [], set()
+    for d in dirs:
+        key = os.path.normpath(d)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _candidates():
+    """(description, path or name) pairs, in the order they are tried: a name
+    without a '/' goes to the dynamic loader's own search (its cache,
+    LD_LIBRARY_PATH, /lib, /usr/lib)."""
+    out = []
+    env = os.environ.get("TEGULA_RUNTIME_LIB")
+    if env:
+        out.append(("$TEGULA_RUNTIME_LIB", env))
+        return out  # an explicit choice is not second-guessed
+    out.append(("bundled with the package", os.path.join(bundled_lib_dir(), SONAME)))
+    for d in installed_lib_dirs():
+        out.append(("installed lib dir", os.path.join(d, SONAME)))
+    out.append(("the loader's default search", SONAME))
+    found = ctypes.util.find_library("tegula_runtime")
+    out.append(('ctypes.util.find_library("tegula_runtime")', found))
+    for d in build_tree_lib_dirs():
+        out.append(("the build tree this package was installed from", os.path.join(d, SONAME)))
+    return out
+
+
+def build_tree_lib_dirs():
+    """``<checkout>/build/lib``, when ``pip install ./python`` ran in a
+    checkout that had been built (python/setup.py records it in
+    tegula/_build_tree.py); else []."""
+    try:
+        from . import _build_tree
+    except ImportError:
+        return []
+    return list(getattr(_build_tree, "LIB_DIRS", []))
 
 
 _lib = None
@@ -321,9 +373,16 @@ def load_library():
         if _lib is not None:
             return _lib
         tried = []
+        seen = set()
         for what, path in _candidates():
             if not path:
                 tried.append("%s: not found" % what)
+                continue
+            if path in seen:
+                continue
+            seen.add(path)
+            if os.sep in path and not os.path.exists(path) and what[0] != "$":
+                tried.append("%s: %s (no such file)" % (what, path))
                 continue
             try:
                 lib = ctypes.CDLL(path)
@@ -334,8 +393,11 @@ def load_library():
             _lib = lib
             return lib
         raise RuntimeLibraryNotFound(
-            "cannot load the Tegula runtime library (%s); set TEGULA_RUNTIME_LIB "
-            "to the path of libtegula_runtime.so. Tried: %s" % (_LIB_NAME, "; ".join(tried)))
+            "cannot load the Tegula runtime library (%s). Install Tegula (the "
+            "tegula-core and tegula-plugin-* .deb packages, or `cmake --install "
+            "build`), install the self-contained wheel (scripts/build-wheel.py), "
+            "or set TEGULA_RUNTIME_LIB to the path of libtegula_runtime.so. "
+            "Tried: %s" % (SONAME, "; ".join(tried)))
 
 
 def _fn(lib, name, restype, *argtypes):
@@ -426,6 +488,9 @@ def _declare(lib):
     if hasattr(lib, "tegula_runtime_compile"):  # a runtime older than it lacks it
         _fn(lib, "tegula_runtime_compile", E, P, c_char_p, c_void_p, c_size_t,
             ctypes.POINTER(tg_compile_option), c_size_t, PP)
+    if hasattr(lib, "tegula_runtime_compile_stage"):
+        _fn(lib, "tegula_runtime_compile_stage", E, P, c_char_p, c_char_p, c_void_p,
+            c_size_t, ctypes.POINTER(tg_compile_option), c_size_t, PP)
 
 
 def check(lib, err):

@@ -69,6 +69,12 @@ const llvm::StringMap<std::vector<std::string>> &builtinParams() {
       {"max_constancy", {"input", "values"}},
       {"debug_barrier", {}},
       {"make_block_ptr", {"base", "shape", "strides", "offsets", "block_shape", "order"}},
+      {"make_tensor_descriptor", {"base", "shape", "strides", "block_shape", "padding_option='zero'"}},
+      {"_experimental_make_tensor_descriptor", {"base", "shape", "strides", "block_shape", "padding_option='zero'"}},
+      {"load_tensor_descriptor", {"desc", "offsets"}},
+      {"store_tensor_descriptor", {"desc", "offsets", "value"}},
+      {"_experimental_descriptor_load", {"desc_pointer", "offsets", "shape", "dtype"}},
+      {"_experimental_descriptor_store", {"desc_pointer", "value", "offsets"}},
       {"advance", {"base", "offsets"}},
       {"to_tensor", {"x"}},
       {"cast", {"input", "dtype", "fp_downcast_rounding=None", "bitcast=False"}},
@@ -239,8 +245,9 @@ static PyValue reduceLike(CodeGen &gen, bool isScan, const BoundArgs &b,
   return PyValue::tuple(out);
 }
 
-static std::vector<TValue> tensorList(CodeGen &gen, const PyValue &v,
-                                      SourceLocation loc, llvm::StringRef what) {
+std::vector<TValue> tegula::frontend::tensorList(CodeGen &gen, const PyValue &v,
+                                                SourceLocation loc,
+                                                llvm::StringRef what) {
   std::vector<TValue> out;
   if (v.kind != PyValue::Tuple)
     gen.error(loc, what.str() + " must be a list or tuple");
@@ -249,8 +256,9 @@ static std::vector<TValue> tensorList(CodeGen &gen, const PyValue &v,
   return out;
 }
 
-static std::vector<int64_t> intList(CodeGen &gen, const PyValue &v,
-                                    SourceLocation loc, llvm::StringRef what) {
+std::vector<int64_t> tegula::frontend::intList(CodeGen &gen, const PyValue &v,
+                                              SourceLocation loc,
+                                              llvm::StringRef what) {
   std::vector<int64_t> out;
   if (v.kind == PyValue::None)
     return out;
@@ -613,6 +621,25 @@ PyValue CodeGen::callBuiltin(const std::string &name, CallArgs &args,
         intList(*this, b.get("order"), loc, "order")));
   if (name == "advance")
     return ret(sem.advance(T("base"), tensorList(*this, b.get("offsets"), loc, "offsets")));
+  if (name == "make_tensor_descriptor" ||
+      name == "_experimental_make_tensor_descriptor")
+    return makeTensorDescriptor(b, loc);
+  if (name == "load_tensor_descriptor" || name == "store_tensor_descriptor") {
+    CallArgs rest;
+    rest.loc = loc;
+    rest.positional.push_back(b.get("offsets"));
+    if (name == "store_tensor_descriptor")
+      rest.positional.push_back(b.get("value"));
+    return callDescriptorMethod(b.get("desc"),
+                                name == "load_tensor_descriptor" ? "load" : "store",
+                                rest, loc);
+  }
+  if (name == "_experimental_descriptor_load" ||
+      name == "_experimental_descriptor_store")
+    error(loc, "tl." + name + " reads a TMA descriptor built on the host "
+               "(triton.tools.experimental_descriptor), which Tegula does not "
+               "support; build the descriptor in the kernel with "
+               "tl.make_tensor_descriptor instead");
   if (name == "cast") {
     TValue x = T("input");
     DType d = constDType(b.get("dtype"), loc, "dtype");
@@ -659,6 +686,8 @@ PyValue CodeGen::callMethod(const PyValue &self, const std::string &name,
     else error(loc, "dtype has no method '" + name + "'");
     return PyValue::ofBool(r);
   }
+  if (self.kind == PyValue::TensorDesc)
+    return callDescriptorMethod(self, name, args, loc);
   // Tensor methods are the tl functions with the tensor first.
   CallArgs withSelf = args;
   withSelf.positional.insert(withSelf.positional.begin(), self);

@@ -162,6 +162,13 @@ public:
   //===--- Builtins (Builtins.cpp) ---------------------------------------===//
   PyValue callBuiltin(const std::string &name, CallArgs &args,
                       SourceLocation loc);
+  /// Tensor descriptors (Descriptors.cpp): tl.make_tensor_descriptor, the
+  /// descriptor's methods and attributes.
+  PyValue makeTensorDescriptor(const BoundArgs &b, SourceLocation loc);
+  PyValue callDescriptorMethod(const PyValue &desc, const std::string &name,
+                               CallArgs &args, SourceLocation loc);
+  PyValue descriptorAttr(const PyValue &desc, llvm::StringRef name,
+                         SourceLocation loc);
   PyValue callMethod(const PyValue &self, const std::string &name,
                      CallArgs &args, SourceLocation loc);
   /// Builds a reduce or scan whose combiner calls |combine|.
@@ -223,6 +230,13 @@ public:
   /// (the IR types lose integer signedness).
   llvm::StringMap<std::vector<TType>> helperResults;
 };
+
+/// The tensors of a list or tuple argument (shapes, strides, offsets).
+std::vector<TValue> tensorList(CodeGen &gen, const PyValue &v,
+                               SourceLocation loc, llvm::StringRef what);
+/// The constexpr integers of a list, tuple or single int argument.
+std::vector<int64_t> intList(CodeGen &gen, const PyValue &v,
+                             SourceLocation loc, llvm::StringRef what);
 
 } // namespace tegula::frontend
 

@@ -47,6 +47,7 @@ std::string CodeGen::describe(const PyValue &v) {
   case PyValue::Method: return "method '" + v.str + "'";
   case PyValue::Slice: return "a slice";
   case PyValue::Marker: return "'" + v.str + "'";
+  case PyValue::TensorDesc: return "a tensor descriptor";
   }
   return "?";
 }
@@ -508,6 +509,8 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
     }
     error(loc, "'" + ns + "." + name.str() + "' cannot be used inside a kernel");
   }
+  case PyValue::TensorDesc:
+    return descriptorAttr(base, name, loc);
   case PyValue::Tensor: {
     const TValue &t = base.tensor;
     if (name == "dtype")

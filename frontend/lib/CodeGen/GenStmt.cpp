@@ -35,6 +35,10 @@ bool sameBinding(const PyValue &a, const PyValue &b) {
     return a.dtype == b.dtype;
   case PyValue::Function:
     return a.function == b.function;
+  case PyValue::TensorDesc:
+    if (a.blockShape != b.blockShape || a.str != b.str)
+      return false;
+    [[fallthrough]];
   case PyValue::Tuple:
     if (a.items->size() != b.items->size())
       return false;

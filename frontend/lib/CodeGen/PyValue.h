@@ -36,6 +36,8 @@ struct PyValue {
     Method,    ///< a bound method: self.name
     Slice,     ///< `:` in a subscript
     Marker,    ///< tl.constexpr and other names used only as annotations
+    TensorDesc, ///< tl.make_tensor_descriptor: items are the base pointer,
+                ///< the shape and the strides; blockShape; str the padding
   };
 
   Kind kind = Undefined;
@@ -45,6 +47,7 @@ struct PyValue {
   TValue tensor;                ///< Tensor
   std::shared_ptr<PyTuple> items;  ///< Tuple
   std::shared_ptr<PyValue> self;   ///< Method
+  std::vector<int64_t> blockShape;       ///< TensorDesc
   const FunctionDef *function = nullptr; ///< Function
   Module *module = nullptr;              ///< Function: where it is defined
 
@@ -70,7 +73,9 @@ struct PyValue {
     PyValue v; v.kind = Function; v.function = f; v.module = m; return v;
   }
 
-  bool isConstexpr() const { return kind != Tensor && kind != Undefined; }
+  bool isConstexpr() const {
+    return kind != Tensor && kind != Undefined && kind != TensorDesc;
+  }
   bool isTensor() const { return kind == Tensor; }
   bool isNumber() const { return kind == Number; }
   bool isInt() const { return kind == Number && num.kind != PyNum::Float; }

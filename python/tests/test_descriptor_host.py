@@ -1,0 +1,93 @@
+"""Device-side tensor descriptors (tl.make_tensor_descriptor, the
+experimental spelling, load_/store_tensor_descriptor, descriptor atomics)
+on the host CPU, through the host lowering and the SIMT (GPU) lowering,
+against NumPy with outputs poisoned first; Triton's errors for bad
+descriptors."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tegula
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+K = tegula.import_triton_file(os.path.join(HERE, "kernels", "descriptor_kernels.py"))
+
+
+@pytest.fixture
+def rng():
+    seed = int.from_bytes(os.urandom(4), "little")
+    print("seed", seed)
+    return np.random.default_rng(seed)
+
+
+@pytest.mark.parametrize("m, n", [(64, 32), (70, 45), (5, 100)])
+def test_copy_stores_only_inside(host, rng, m, n):
+    bm, bn = 32, 16
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = np.full((m, n), np.nan, dtype=np.float32)
+    grid = (tegula.cdiv(m, bm), tegula.cdiv(n, bn))
+    K.copy_kernel[grid](x, y, m, n, BM=bm, BN=bn, PAD="zero", device=host)
+    np.testing.assert_array_equal(y, x + np.float32(1))
+
+
+@pytest.mark.parametrize("pad", ["zero", "nan"])
+@pytest.mark.parametrize("off", [(0, 0), (24, 40), (-8, -16), (50, 3)])
+def test_padding_outside_the_tensor(host, rng, pad, off):
+    m, n, bm, bn = 40, 48, 16, 32
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    out = np.full((bm, bn), -7.0, dtype=np.float32)
+    K.padded_read_kernel[(1,)](x, out, m, n, off[0], off[1], BM=bm, BN=bn, PAD=pad, device=host)
+    expected = np.full((bm, bn), 0.0 if pad == "zero" else np.nan, dtype=np.float32)
+    rows = np.arange(bm) + off[0]
+    cols = np.arange(bn) + off[1]
+    r_ok = (rows >= 0) & (rows < m)
+    c_ok = (cols >= 0) & (cols < n)
+    expected[np.ix_(r_ok, c_ok)] = x[np.ix_(rows[r_ok], cols[c_ok])]
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("m, n, k", [(64, 64, 64), (50, 70, 90)])
+def test_matmul(host, rng, m, n, k):
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    c = np.full((m, n), np.nan, dtype=np.float32)
+    bm = bn = 32
+    bk = 16
+    K.matmul_kernel[(tegula.cdiv(m, bm), tegula.cdiv(n, bn))](a, b, c, m, n, k, BM=bm, BN=bn,
+                                                              BK=bk, device=host)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-4,
+                               atol=1e-4)
+
+
+def test_atomic_add_masks_to_the_tensor(host):
+    m, n, bm, bn, programs = 20, 24, 8, 32, 3  # the blocks overhang both dims
+    acc = np.zeros((m, n), dtype=np.int32)
+    K.atomic_add_kernel[(programs,)](acc, m, n, BM=bm, BN=bn, device=host)
+    expected = np.zeros((m, n), dtype=np.int32)
+    expected[:bm, :] += programs
+    for p in range(programs):
+        expected[p * bm:(p + 1) * bm, :] += 1
+    np.testing.assert_array_equal(acc, expected)
+
+
+@pytest.mark.parametrize("kernel, args, message", [
+    ("last_stride_kernel", dict(BM=16, BN=16),
+     r"descriptor_kernels\.py:\d+:\d+: .*Tensor descriptor last dim must be 1 but got "),
+    ("narrow_block_kernel", dict(BM=16),
+     r"descriptor_kernels\.py:\d+:\d+: .*Descriptor block shape must have at least 16 bytes in "
+     r"the last dimension, but got 2 \* 4 = 8 bytes"),
+])
+def test_bad_descriptors(host, kernel, args, message):
+    x = np.zeros((16, 16), dtype=np.float32)
+    with pytest.raises(Exception, match=message):
+        getattr(K, kernel)[(1,)](x, 16, 16, device=host, **args)
+
+
+def test_host_built_descriptors_are_refused(host):
+    x = np.zeros((16, 16), dtype=np.float32)
+    with pytest.raises(Exception, match=r"descriptor_kernels\.py:\d+:\d+: .*"
+                       r"tl\._experimental_descriptor_load reads a TMA descriptor built on "
+                       r"the host"):
+        K.host_descriptor_kernel[(1,)](x, BM=16, device=host)

@@ -99,13 +99,81 @@ llvm::Expected<ConstantSpec> tegula::frontend::parseConstant(StringRef text) {
                             "float, True, False, None, a dtype or a string)");
 }
 
+/// Splits |signature| at the commas outside brackets (`tensordesc<fp16[64,
+/// 64]>` is one entry) and quotes.
+static llvm::SmallVector<StringRef> splitEntries(StringRef signature) {
+  llvm::SmallVector<StringRef> parts;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < signature.size(); ++i) {
+    char c = signature[i];
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '<' || c == '[' || c == '(') {
+      ++depth;
+    } else if ((c == '>' || c == ']' || c == ')') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      parts.push_back(signature.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push_back(signature.drop_front(start));
+  return parts;
+}
+
+/// `tensordesc<DTYPE[D0, D1, ...]>` or `tensordesc<DTYPE[...], nan>`.
+static llvm::Error parseTensorDesc(StringRef entry, const std::string &where,
+                                   ArgSpec &spec) {
+  auto bad = [&](const llvm::Twine &why) {
+    return error(where + " '" + spec.text + "': " + why +
+                 " (expected tensordesc<DTYPE[D0, D1, ...]>, optionally "
+                 "with ', nan' for NaN padding)");
+  };
+  StringRef body = entry.trim();
+  if (!body.consume_front("tensordesc<") || !body.consume_back(">"))
+    return bad("malformed tensor descriptor");
+  auto [typeText, rest] = body.split('[');
+  auto [dims, tail] = rest.split(']');
+  std::optional<DType> dtype = DType::fromName(typeText.trim());
+  if (!dtype)
+    return bad("unknown type '" + typeText.trim() + "'");
+  llvm::SmallVector<StringRef> dimTexts;
+  dims.split(dimTexts, ',');
+  for (StringRef d : dimTexts) {
+    int64_t n;
+    if (d.trim().getAsInteger(10, n) || n <= 0)
+      return bad("block dimension '" + d.trim() + "' is not a positive integer");
+    spec.blockShape.push_back(n);
+  }
+  if (spec.blockShape.empty() || spec.blockShape.size() > 5)
+    return bad("a descriptor has 1 to 5 dimensions");
+  tail = tail.trim();
+  spec.padding = "zero";
+  if (!tail.empty()) {
+    if (!tail.consume_front(","))
+      return bad("unexpected '" + tail + "'");
+    tail = tail.trim();
+    tail.consume_front("padding=");
+    if (tail != "zero" && tail != "nan")
+      return bad("unknown padding '" + tail + "'");
+    spec.padding = tail.str();
+  }
+  spec.kind = ArgSpec::TensorDesc;
+  spec.dtype = *dtype;
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<ArgSpec>>
 tegula::frontend::parseSignature(StringRef signature) {
   std::vector<ArgSpec> specs;
   if (signature.trim().empty())
     return specs;
-  llvm::SmallVector<StringRef> parts;
-  signature.split(parts, ',');
+  llvm::SmallVector<StringRef> parts = splitEntries(signature);
   for (auto [index, raw] : llvm::enumerate(parts)) {
     StringRef entry = raw.trim();
     std::string where = "signature entry " + std::to_string(index + 1);
@@ -113,6 +181,12 @@ tegula::frontend::parseSignature(StringRef signature) {
     spec.text = entry.str();
     if (entry.empty())
       return error(where + " is empty");
+    if (entry.starts_with("tensordesc")) {
+      if (llvm::Error e = parseTensorDesc(entry, where, spec))
+        return std::move(e);
+      specs.push_back(spec);
+      continue;
+    }
     bool isPointer = entry.consume_front("*");
     auto [typeText, hint] = entry.split(':');
     typeText = typeText.trim();

@@ -735,7 +735,9 @@ def import_triton_file(path, module_name=None):
                "triton.runtime.driver": __name__ + ".runtime.driver",
                "triton.runtime.autotuner": __name__ + ".runtime.autotuner",
                "triton.runtime.jit": __name__ + ".runtime.jit",
-               "triton.runtime.errors": __name__ + ".runtime.errors"}
+               "triton.runtime.errors": __name__ + ".runtime.errors",
+               "triton.tools": __name__ + ".tools",
+               "triton.tools.tensor_descriptor": __name__ + ".tools.tensor_descriptor"}
     saved = {k: sys.modules.get(k) for k in aliases}
     for k, v in aliases.items():
         sys.modules[k] = sys.modules[v]
@@ -756,3 +758,5 @@ def import_triton_file(path, module_name=None):
 import importlib as _importlib  # noqa: E402
 runtime = _importlib.import_module(__name__ + ".runtime")  # callable as before
 from . import testing  # noqa: E402,F401
+from . import tools  # noqa: E402,F401
+from .tools import tensor_descriptor as _tensor_descriptor  # noqa: E402,F401

@@ -34,6 +34,7 @@ from . import _runtime as _rt
 from . import language as tl
 from . import Buffer, Device, Stream, _Owned
 from ._jit import _array_pointer, _constexpr_literal, specialize_arg
+from .tools.tensor_descriptor import TensorDescriptor
 
 #: The largest grid, per dimension (CUDA's limits, which every backend meets).
 MAX_GRID = (2 ** 31 - 1, 65535, 65535)
@@ -166,12 +167,32 @@ def device_arrays(fn, arguments):
         if p.name in fn.constexprs:
             continue
         try:
-            arr = _interop.device_array(arguments[p.name])
+            arr = _interop.device_array(_descriptor_base(arguments[p.name]))
         except TypeError as e:
             raise _fail(TypeError, fn, "argument '%s': %s" % (p.name, e)) from None
         if arr is not None:
             out[p.name] = arr
     return out
+
+
+def _descriptor_base(value):
+    """The array under a host-built tensor descriptor, else |value|."""
+    return value.base if isinstance(value, TensorDescriptor) else value
+
+
+def _descriptor_args(fn, name, desc, entry, what):
+    """The kernel arguments of a tensor descriptor whose base classify()
+    gave (|entry|, |what|): the base, the shape (i32), the strides but the
+    last (i64), as the front end expands a tensordesc<...> parameter."""
+    args = [(name, entry, what)]
+    for i, n in enumerate(desc.shape):
+        if not -2**31 <= int(n) < 2**31:
+            raise _fail(ValueError, fn, "argument '%s': descriptor dimension %d is %d, "
+                        "beyond int32" % (name, i, n))
+        args.append(("%s.shape[%d]" % (name, i), "i32", ("scalar", int(n))))
+    for i, s in enumerate(desc.strides[:-1]):
+        args.append(("%s.strides[%d]" % (name, i), "i64", ("scalar", int(s))))
+    return args
 
 
 def resolve_device(fn, device, stream, arguments, arrays=None):
@@ -194,7 +215,8 @@ def resolve_device(fn, device, stream, arguments, arrays=None):
     native = stream if isinstance(stream, _interop.NativeStream) else None
     if native is not None:
         stream = None
-    buffers = [(n, v) for n, v in arguments.items() if isinstance(v, Buffer)]
+    buffers = [(n, _descriptor_base(v)) for n, v in arguments.items()
+               if isinstance(_descriptor_base(v), Buffer)]
     if device is None:
         if stream is not None:
             device = stream.device
@@ -734,8 +756,14 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                 except (TypeError, ValueError) as e:
                     raise _fail(type(e), fn, "constexpr '%s': %s" % (p.name, e)) from None
                 continue
+            desc = v if isinstance(v, TensorDescriptor) else None
+            if desc is not None:
+                v = desc.base
             entry, what = classify(fn, p.name, v, fn._pointer_dtypes.get(p.name), host_memory,
                                    arrays.get(p.name))
+            if desc is not None and what[0] != "ptr":
+                raise _fail(TypeError, fn, "argument '%s': a TensorDescriptor's base must be "
+                            "an array or a tegula.Buffer" % p.name)
             if what[0] == "ptr" and isinstance(what[1], _ArrayArg):
                 arr = what[1]
                 if host_memory:
@@ -746,6 +774,13 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                         temporaries.append(arr.buffer)
                     address = arr.buffer.device_address
                 entry = "*%s%s" % (entry, ":16" if address % 16 == 0 else "")
+            if desc is not None:
+                if not entry.endswith(":16"):
+                    raise _fail(ValueError, fn, "argument '%s': a TensorDescriptor's base "
+                                "must be 16-byte aligned" % p.name)
+                entries.append(desc.signature_entry())
+                passed.extend(_descriptor_args(fn, p.name, desc, entry, what))
+                continue
             entries.append(entry)
             passed.append((p.name, entry, what))
         signature = ", ".join(entries)

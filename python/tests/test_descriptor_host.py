@@ -91,3 +91,53 @@ def test_host_built_descriptors_are_refused(host):
                        r"tl\._experimental_descriptor_load reads a TMA descriptor built on "
                        r"the host"):
         K.host_descriptor_kernel[(1,)](x, BM=16, device=host)
+
+
+from tegula.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
+
+
+@pytest.mark.parametrize("pad", ["zero", "nan"])
+def test_host_descriptors(host, rng, pad):
+    m, n, bm, bn = 50, 40, 16, 32  # ragged in both dimensions
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = np.full((m, n), np.nan, dtype=np.float32)
+    xd = TensorDescriptor.from_tensor(x, [bm, bn], padding=pad)
+    yd = TensorDescriptor(y, list(y.shape), [n, 1], [bm, bn])
+    assert xd.signature_entry() == ("tensordesc<fp32[16, 32], nan>" if pad == "nan"
+                                    else "tensordesc<fp32[16, 32]>")
+    K.host_copy_kernel[(tegula.cdiv(m, bm), tegula.cdiv(n, bn))](xd, yd, BM=bm, BN=bn,
+                                                                 device=host)
+    np.testing.assert_array_equal(y, x * np.float32(2))
+
+
+def test_host_descriptor_matmul_on_a_strided_view(host, rng):
+    # C is a column window of a wider array: its row stride is not its width.
+    m, n, k, bm, bn, bk = 48, 40, 72, 16, 32, 16
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    wide = np.full((m, 64), np.nan, dtype=np.float32)
+    c = wide[:, :n]
+    descs = [TensorDescriptor.from_tensor(t, s) for t, s in
+             ((a, [bm, bk]), (b, [bk, bn]), (c, [bm, bn]))]
+    assert descs[2].strides == [64, 1]
+    K.host_matmul_kernel[(tegula.cdiv(m, bm), tegula.cdiv(n, bn))](*descs, k, BM=bm, BN=bn,
+                                                                   BK=bk, device=host)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b, rtol=1e-4, atol=1e-4)
+    assert np.isnan(wide[:, n:]).all()
+
+
+def test_host_descriptor_errors(host):
+    x = np.zeros((32, 32), dtype=np.float32)
+    with pytest.raises(ValueError, match="last dimension must be contiguous"):
+        TensorDescriptor(x, [32, 32], [1, 32], [16, 16])
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        TensorDescriptor(x, [32, 32], [32, 1], [16, 2])
+    with pytest.raises(ValueError, match="16-byte aligned"):
+        TensorDescriptor(x, [32, 30], [30, 1], [16, 16])
+    with pytest.raises(ValueError, match="powers of 2"):
+        TensorDescriptor(x, [32, 32], [32, 1], [12, 16])
+    unaligned = np.zeros(32 * 32 + 1, dtype=np.float32)[1:].reshape(32, 32)
+    d = TensorDescriptor.from_tensor(unaligned, [16, 16])
+    e = TensorDescriptor.from_tensor(x, [16, 16])
+    with pytest.raises(ValueError, match="x_desc.*16-byte aligned"):
+        K.host_copy_kernel[(1, 1)](d, e, BM=16, BN=16, device=host)

@@ -58,6 +58,35 @@ TEST(SignatureTest, Constants) {
   EXPECT_EQ(c->kind, ConstantSpec::NoneValue);
 }
 
+TEST(SignatureTest, TensorDescriptors) {
+  // The commas inside the brackets do not split entries; strings keep theirs.
+  auto r = parseSignature(
+      "tensordesc<fp16[64, 64]>, tensordesc<fp32[16,32,8], nan>, 'a,b', i32");
+  ASSERT_TRUE(!!r) << llvm::toString(r.takeError());
+  const auto &s = *r;
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].kind, ArgSpec::TensorDesc);
+  EXPECT_EQ(s[0].dtype, DType(DType::FP16));
+  EXPECT_EQ(s[0].blockShape, (std::vector<int64_t>{64, 64}));
+  EXPECT_EQ(s[0].padding, "zero");
+  EXPECT_EQ(s[1].blockShape, (std::vector<int64_t>{16, 32, 8}));
+  EXPECT_EQ(s[1].padding, "nan");
+  EXPECT_EQ(s[2].kind, ArgSpec::Constant);
+  EXPECT_EQ(s[2].constant.string, "a,b");
+  EXPECT_EQ(s[3].kind, ArgSpec::Scalar);
+
+  EXPECT_NE(errorOf("tensordesc<fp16[64, x]>").find("block dimension 'x'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("tensordesc<f17[64]>").find("unknown type 'f17'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("tensordesc<fp16[64], inf>").find("unknown padding 'inf'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("tensordesc<fp16[1,1,1,1,1,1]>").find("1 to 5 dimensions"),
+            std::string::npos);
+  EXPECT_NE(errorOf("i32, tensordesc<fp16[64]").find("signature entry 2"),
+            std::string::npos);
+}
+
 TEST(SignatureTest, Errors) {
   EXPECT_EQ(errorOf("*fp33"), "signature entry 1 '*fp33': unknown type 'fp33'");
   EXPECT_EQ(errorOf("i32, , i32"), "signature entry 2 is empty");

@@ -146,6 +146,11 @@ OwningOpRef<ModuleOp> CodeGen::run() {
   SmallVector<Type> argTypes;
   SmallVector<DictionaryAttr> argAttrs;
   std::vector<std::pair<size_t, TType>> runtimeArgs;
+  struct DescriptorParam {
+    size_t param, firstArg;
+    const ArgSpec *spec;
+  };
+  std::vector<DescriptorParam> descriptors;
   for (size_t i = 0; i < params.size(); ++i) {
     const Param &p = params[i];
     const ArgSpec *spec = specs[i];
@@ -166,6 +171,41 @@ OwningOpRef<ModuleOp> CodeGen::run() {
     }
     if (spec->kind == ArgSpec::Constant) {
       frame().scope[p.Name] = constantValue(spec->constant);
+      continue;
+    }
+    if (spec->kind == ArgSpec::TensorDesc) {
+      if (isConstexprParam(p))
+        error(p.Loc, "parameter '" + p.Name.str() +
+                         "' is a tl.constexpr: it cannot take a tensor "
+                         "descriptor ('" + spec->text + "')");
+      // The base (16-byte aligned, as Triton's host descriptors are), the
+      // shape, and the strides but the last, which is 1.
+      size_t rank = spec->blockShape.size();
+      for (int64_t n : spec->blockShape)
+        if (n & (n - 1))
+          error(p.Loc, "parameter '" + p.Name.str() + "': block_shape "
+                       "dimensions must be powers of 2, got '" + spec->text + "'");
+      int64_t lastBytes = spec->blockShape.back() *
+                          std::max<int64_t>(1, spec->dtype.bitWidth() / 8);
+      if (lastBytes < 16)
+        error(p.Loc, "parameter '" + p.Name.str() + "': Descriptor block shape "
+                     "must have at least 16 bytes in the last dimension, but "
+                     "got " + std::to_string(lastBytes) + " bytes");
+      SmallVector<TType> parts{TType(DType::pointer(spec->dtype))};
+      for (size_t d = 0; d < rank; ++d)
+        parts.push_back(TType(DType::I32));
+      for (size_t d = 0; d + 1 < rank; ++d)
+        parts.push_back(TType(DType::I64));
+      descriptors.push_back({i, argTypes.size(), spec});
+      for (auto [k, part] : llvm::enumerate(parts)) {
+        SmallVector<NamedAttribute> attrs;
+        if (k == 0)
+          attrs.push_back(builder.getNamedAttr(tile::kDivisibilityAttr,
+                                               builder.getI64IntegerAttr(16)));
+        argTypes.push_back(part.toMLIR(&context));
+        argAttrs.push_back(builder.getDictionaryAttr(attrs));
+        runtimeArgs.emplace_back(i, part);
+      }
       continue;
     }
     if (isConstexprParam(p) && spec->kind == ArgSpec::Scalar &&
@@ -200,12 +240,26 @@ OwningOpRef<ModuleOp> CodeGen::run() {
   Block *entry = func.addEntryBlock();
   for (auto [index, arg] : llvm::enumerate(runtimeArgs)) {
     const Param &p = params[arg.first];
-    if (frame().scope.count(p.Name))
-      continue; // specialized to a constant
+    if (frame().scope.count(p.Name) || specs[arg.first]->kind == ArgSpec::TensorDesc)
+      continue; // specialized to a constant, or a part of a descriptor
     frame().scope[p.Name] =
         PyValue::ofTensor(TValue{entry->getArgument(index), arg.second});
   }
   builder.setInsertionPointToStart(entry);
+  for (const DescriptorParam &d : descriptors) {
+    size_t rank = d.spec->blockShape.size();
+    PyTuple items;
+    for (size_t k = 0; k < 1 + rank + (rank - 1); ++k)
+      items.push_back(PyValue::ofTensor(TValue{entry->getArgument(d.firstArg + k),
+                                               runtimeArgs[d.firstArg + k].second}));
+    sem.setLoc(mlirLoc(params[d.param].Loc));
+    items.push_back(PyValue::ofTensor(sem.constant(PyNum::ofInt(1), DType::I64)));
+    PyValue desc = PyValue::tuple(std::move(items));
+    desc.kind = PyValue::TensorDesc;
+    desc.blockShape = d.spec->blockShape;
+    desc.str = d.spec->padding;
+    frame().scope[params[d.param].Name] = desc;
+  }
 
   genBlock(kernel->getBody());
   if (frame().returned && frame().returnValue.kind != PyValue::None &&

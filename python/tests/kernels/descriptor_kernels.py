@@ -71,3 +71,24 @@ def narrow_block_kernel(x_ptr, M, N, BM: tl.constexpr):
 def host_descriptor_kernel(desc_ptr, BM: tl.constexpr):
     x = tl._experimental_descriptor_load(desc_ptr, [0, 0], [BM, BM], tl.float32)
     tl._experimental_descriptor_store(desc_ptr, x, [0, 0])
+
+
+@triton.jit
+def host_copy_kernel(x_desc, y_desc, BM: tl.constexpr, BN: tl.constexpr):
+    # x_desc and y_desc are TensorDescriptors built on the host.
+    off_m = tl.program_id(0) * BM
+    off_n = tl.program_id(1) * BN
+    y_desc.store([off_m, off_n], x_desc.load([off_m, off_n]) * 2)
+
+
+@triton.jit
+def host_matmul_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr):
+    # Triton's tutorial spelling: block shapes from the descriptors.
+    off_m = tl.program_id(0) * BM
+    off_n = tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a_desc.load([off_m, k * BK]), b_desc.load([k * BK, off_n]), acc,
+                     input_precision="ieee")
+    c_desc.store([off_m, off_n], acc)

@@ -35,14 +35,22 @@ struct ConstantSpec {
 
 /// One entry of a signature.
 struct ArgSpec {
-  enum Kind { Pointer, Scalar, Constant } kind = Scalar;
-  /// The pointee (Pointer) or the scalar type (Scalar).
+  /// TensorDesc: a host-built tensor descriptor (`tensordesc<fp16[64, 64]>`,
+  /// `tensordesc<fp32[32, 32], nan>` for NaN padding), which the kernel
+  /// receives as its base pointer (16-byte aligned), its shape (one i32 per
+  /// dimension) and the strides of all but the last dimension (i64; the
+  /// last is 1).
+  enum Kind { Pointer, Scalar, Constant, TensorDesc } kind = Scalar;
+  /// The pointee (Pointer, TensorDesc) or the scalar type (Scalar).
   DType dtype;
   /// 16 when specialized as divisible by 16, else 0.
   unsigned divisibility = 0;
   /// Scalar specialized as equal to 1 (`:1`): it folds to the constant 1.
   bool equalsOne = false;
   ConstantSpec constant;
+  /// TensorDesc: the block shape and the padding ("zero" or "nan").
+  std::vector<int64_t> blockShape;
+  std::string padding;
   /// The entry as written.
   std::string text;
 };

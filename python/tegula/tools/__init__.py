@@ -1,0 +1,1 @@
+"""``triton.tools`` names Tegula has: ``tensor_descriptor.TensorDescriptor``."""

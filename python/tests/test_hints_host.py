@@ -70,3 +70,21 @@ def test_persistent_matmul(host, rng, m):
         BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2, NUM_SMS=sms, device=host)
     reference = a.astype(np.float64) @ b.astype(np.float64)
     np.testing.assert_allclose(c, reference, rtol=1e-4, atol=1e-4)
+
+
+def test_int64_loop_bounds_with_a_dot(host, rng):
+    # A bf16-style dot in a loop over int64 bounds (NVIDIA's pipelined wgmma
+    # operands once mixed i64 and i32 indices; tests/lit/Nvidia/wgmma.test).
+    from kernels.dot_kernels import int64_loop_dot_kernel
+    bt, t, programs = 16, 64, 3
+    a = rng.standard_normal((t // bt + 1) * bt * bt).astype(np.float32)
+    b = rng.standard_normal(a.size).astype(np.float32)
+    c = np.full(programs * bt * bt, np.nan, dtype=np.float32)
+    int64_loop_dot_kernel[(programs,)](a, b, c, t, BT=bt, device=host)
+    for p in range(programs):
+        expected = np.zeros((bt, bt))
+        for i in range(p * bt, t, bt):
+            blk = slice(i * bt, i * bt + bt * bt)
+            expected += a[blk].reshape(bt, bt).astype(np.float64) @ b[blk].reshape(bt, bt)
+        np.testing.assert_allclose(c[p * bt * bt:(p + 1) * bt * bt].reshape(bt, bt), expected,
+                                   rtol=1e-4, atol=1e-4)

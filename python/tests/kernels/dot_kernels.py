@@ -24,3 +24,19 @@ def f32_dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.
     b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :])
     c = tl.dot(a, b, input_precision=PRECISION)
     tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], c)
+
+
+@tegula.jit
+def int64_loop_dot_kernel(a_ptr, b_ptr, c_ptr, T, BT: tl.constexpr):
+    # A loop whose bounds are int64 (pid.to(tl.int64) * BT), as chunked
+    # attention kernels write it: each program sums the products of the
+    # BT x BT blocks i, i + BT, ... of A and B from its own block on.
+    pid = tl.program_id(0)
+    offs = tl.arange(0, BT)
+    tile = offs[:, None] * BT + offs[None, :]
+    acc = tl.zeros((BT, BT), dtype=tl.float32)
+    for i in range(pid.to(tl.int64) * BT, T, BT):
+        a = tl.load(a_ptr + i * BT + tile)
+        b = tl.load(b_ptr + i * BT + tile)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + pid * BT * BT + tile, acc)

@@ -758,6 +758,13 @@ LogicalResult tegula::lowering::lowerAsyncOperandLoad(DistLowerer &l,
         b.create<arith::SubIOp>(loc, l.lookup(loop.getInductionVar()),
                                 l.lookup(loop.getLowerBound())),
         l.lookup(loop.getStep()));
+    // A loop over i64 (`range(pid.to(tl.int64) * BT, ...)`) counts its
+    // iterations in i64; the buffer index is an i32 like the offsets.
+    unsigned width = iteration.getType().getIntOrFloatBitWidth();
+    if (width > 32)
+      iteration = b.create<arith::TruncIOp>(loc, b.getI32Type(), iteration);
+    else if (width < 32)
+      iteration = b.create<arith::ExtSIOp>(loc, b.getI32Type(), iteration);
     Value slot = b.create<arith::RemUIOp>(
         loc,
         b.create<arith::AddIOp>(loc, iteration, l.constI32(loc, info.ahead)),

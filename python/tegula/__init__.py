@@ -13,6 +13,7 @@ import weakref
 from . import _runtime as _rt
 from ._runtime import TegulaError, RuntimeLibraryNotFound, OutOfMemoryError
 from ._compiler import CompilationError, CompilerLibraryNotFound
+from ._errors import OutOfResources
 from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
 from ._container import Container, load, compile, warmup  # noqa: F401
 # Triton's host API (docs/python.md, "Triton programs"); tegula.runtime and
@@ -23,6 +24,7 @@ from .language import constexpr  # noqa: F401
 
 __all__ = [
     "TegulaError", "RuntimeLibraryNotFound", "OutOfMemoryError", "CompilationError",
+    "OutOfResources", "CompiledKernel",
     "CompilerLibraryNotFound", "Runtime", "Device", "Buffer", "Stream", "Event",
     "runtime", "devices", "device", "default_device", "abi_version", "jit",
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
@@ -723,7 +725,8 @@ def import_triton_file(path, module_name=None):
     """Imports a kernel file written for Triton (``import triton``,
     ``@triton.jit``) with ``triton`` meaning ``tegula`` while it imports, and
     returns the module: its kernels launch on Tegula's devices. ``triton.language``,
-    ``triton.testing`` and ``triton.runtime`` (with its submodules) are Tegula's
+    ``triton.testing``, ``triton.runtime`` and ``triton.compiler`` (with their
+    submodules) are Tegula's
     too. A real Triton, if installed, is untouched (``sys.modules`` is restored
     afterwards)."""
     import importlib.util
@@ -737,7 +740,9 @@ def import_triton_file(path, module_name=None):
                "triton.runtime.jit": __name__ + ".runtime.jit",
                "triton.runtime.errors": __name__ + ".runtime.errors",
                "triton.tools": __name__ + ".tools",
-               "triton.tools.tensor_descriptor": __name__ + ".tools.tensor_descriptor"}
+               "triton.tools.tensor_descriptor": __name__ + ".tools.tensor_descriptor",
+               "triton.compiler": __name__ + ".compiler",
+               "triton.compiler.errors": __name__ + ".compiler.errors"}
     saved = {k: sys.modules.get(k) for k in aliases}
     for k, v in aliases.items():
         sys.modules[k] = sys.modules[v]
@@ -760,3 +765,13 @@ runtime = _importlib.import_module(__name__ + ".runtime")  # callable as before
 from . import testing  # noqa: E402,F401
 from . import tools  # noqa: E402,F401
 from .tools import tensor_descriptor as _tensor_descriptor  # noqa: E402,F401
+from . import compiler  # noqa: E402,F401
+
+
+def __getattr__(name):
+    # CompiledKernel (what a launch returns) lives in _launch, imported on
+    # first use.
+    if name == "CompiledKernel":
+        from ._launch import CompiledKernel
+        return CompiledKernel
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

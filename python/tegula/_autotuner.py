@@ -13,6 +13,7 @@ import os
 import time
 
 from ._compiler import CompilationError
+from ._errors import OutOfResources
 from ._runtime import TegulaError
 
 __all__ = ["Config", "Autotuner", "autotune", "Heuristics", "heuristics", "KernelInterface"]
@@ -238,10 +239,11 @@ class Autotuner(KernelInterface):
         current = dict(meta, **config.all_kwargs())
         full_nargs = {**self.nargs, **current}
 
-        # Compiling first tells a config that does not compile (too many
-        # resources, a failed tl.static_assert, a plugin limit), which is
-        # skipped as Triton skips OutOfResources, from one that fails to run,
-        # which is an error.
+        # Compiling first tells a config that does not compile
+        # (OutOfResources: too much shared memory, too many threads; a
+        # CompilationError: a failed tl.static_assert; another plugin
+        # limit), which is skipped as Triton skips OutOfResources, from one
+        # that fails to run, which is an error.
         try:
             self.fn.run(*args, **dict(current, warmup=True))
         except (CompilationError, TegulaError) as e:
@@ -262,7 +264,14 @@ class Autotuner(KernelInterface):
                     raise
             self.post_hook(full_nargs, exception=None)
 
-        return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
+        try:
+            return self.do_bench(kernel_call, quantiles=(0.5, 0.2, 0.8))
+        except (OutOfResources, CompilationError) as e:
+            # As Triton: a config that runs out of resources when it runs
+            # (a device that refuses to load the kernel) is skipped too.
+            if verbose:
+                print("Autotuning failed with %s" % (e,))
+            return [float("inf"), float("inf"), float("inf")]
 
     def _key(self, args, kwargs):
         all_args = {**self.nargs, **kwargs}

@@ -77,12 +77,14 @@ def warmup(fn, grid, args, kwargs, num_warps, num_stages, device, stream, option
             if annotated and dt != annotated:
                 raise TypeError("%s: argument '%s' is annotated *%s but the dtype given is "
                                 "%s" % (fn.__name__, p.name, annotated, dt))
-            entries.append("*%s:16" % dt)
+            entries.append("*%s%s" % (dt, "" if p.name in fn._nospec else ":16"))
             continue
         entry, what = _launch.classify(fn, p.name, v, annotated, host_memory,
                                        arrays.get(p.name))
         if what[0] == "ptr" and isinstance(what[1], _launch._ArrayArg):
             aligned = what[1].address % 16 == 0 if host_memory else True
             entry = "*%s%s" % (entry, ":16" if aligned else "")
+        if what[0] == "ptr" and p.name in fn._nospec:
+            entry = entry.split(":", 1)[0]  # do_not_specialize: no :16
         entries.append(entry)
     return _launch.get_kernel(fn, device, ", ".join(entries), num_warps, num_stages, options)

@@ -15,6 +15,7 @@ import os
 import threading
 
 from . import _runtime as _rt
+from ._errors import COMPILER_ERROR_CODE_NAMES, CompilationError, compilation_error  # noqa: F401
 
 c_size_t = ctypes.c_size_t
 c_char_p = ctypes.c_char_p
@@ -24,34 +25,7 @@ c_int32 = ctypes.c_int32
 LIB_NAMES = ("libtegula_compiler.so.1", "libtegula_compiler.so")
 
 #: tegula_compiler_error_code (compiler.h).
-ERROR_CODE_NAMES = {
-    0: "TEGULA_COMPILER_SUCCESS",
-    1: "TEGULA_COMPILER_ERROR_INVALID_ARGUMENT",
-    2: "TEGULA_COMPILER_ERROR_INVALID_SIGNATURE",
-    3: "TEGULA_COMPILER_ERROR_KERNEL",
-    4: "TEGULA_COMPILER_ERROR_INTERNAL",
-    5: "TEGULA_COMPILER_ERROR_OUT_OF_MEMORY",
-}
-
-
-class CompilationError(RuntimeError):
-    """A kernel did not compile. ``diagnostics`` is the compiler's text
-    (``file:line:col: error: ...``, the source line and a caret, as
-    ``tegula compile`` prints it); ``kernel`` and ``signature`` say what was
-    compiled; ``code_name`` is the compiler's error code
-    (``TEGULA_COMPILER_ERROR_KERNEL`` for errors in the kernel)."""
-
-    def __init__(self, diagnostics, kernel=None, signature=None, code=3):
-        self.diagnostics = diagnostics
-        self.kernel = kernel
-        self.signature = signature
-        self.code = int(code)
-        self.code_name = ERROR_CODE_NAMES.get(self.code, "TEGULA_COMPILER_ERROR_%d" % self.code)
-        head = "cannot compile %s" % (kernel or "the kernel")
-        if signature is not None:
-            head += " for signature \"%s\"" % signature
-        text = diagnostics if diagnostics.endswith("\n") else diagnostics + "\n"
-        super().__init__("%s:\n%s" % (head, text.rstrip("\n")))
+ERROR_CODE_NAMES = COMPILER_ERROR_CODE_NAMES
 
 
 class CompilerLibraryNotFound(_rt.TegulaError, OSError):
@@ -187,7 +161,8 @@ def compile_kernel(source, kernel, signature, file_name=None, constexprs=None,
                    num_warps=4, num_stages=3, assertions=True):
     """Tile-dialect bytecode (bytes) of |kernel| in |source| (the whole file,
     str or bytes) for |signature|. |constexprs|: {name: literal text}.
-    Raises CompilationError with the compiler's diagnostics."""
+    Raises CompilationError with the compiler's diagnostics (and |source|
+    as its ``src``)."""
     return compile_kernel_info(source, kernel, signature, file_name, constexprs, num_warps,
                                num_stages, assertions)[0]
 
@@ -225,7 +200,8 @@ def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=No
             lib.tegula_compiler_error_destroy(err)
         if code == 1:  # INVALID_ARGUMENT: a bad call, not a bad kernel
             raise ValueError("%s: %s" % (kernel, msg))
-        raise CompilationError(msg, kernel=kernel, signature=signature, code=code)
+        raise compilation_error(msg, kernel=kernel, signature=signature, code=code,
+                                src=src.decode("utf-8", "replace"))
     try:
         size = lib.tegula_compile_result_get_bytecode_size(result)
         data = lib.tegula_compile_result_get_bytecode(result)

@@ -181,12 +181,17 @@ def load(path):
     return Container(path)
 
 
-def _images(fn, targets, bytecode, options, runtime, failed=None):
+def _images(fn, targets, bytecode, options, runtime, failed=None, signature=None,
+            source=None):
     """Yields (target, metadata, data, size) of |bytecode| compiled for each
     target through tegula_runtime_compile (the image is freed after the
     caller's step). |options|: (key, value) texts. A target that does not
     compile goes into |failed| ({target: message}) when it is a dict, else
-    raises TegulaError naming the kernel and the target."""
+    raises TegulaError naming the kernel and the target: OutOfResources for
+    too much shared memory or too many threads, CompilationError for an
+    error at an operation of the kernel (its line from |source|, the
+    kernel's file)."""
+    from . import _errors
     from . import Runtime
     rt = runtime if runtime is not None else Runtime()
     lib = rt._lib
@@ -202,8 +207,13 @@ def _images(fn, targets, bytecode, options, runtime, failed=None):
                 if failed is not None:
                     failed[t] = e.message
                     continue
-                raise type(e)("%s: compiling for %s failed: %s" % (fn.__name__, t, e.message),
-                              e.code) from None
+                message = "%s: compiling for %s failed: %s" % (fn.__name__, t, e.message)
+                better = _errors.from_plugin_error(
+                    message, e.code, kernel=fn.__name__, signature=signature,
+                    source_file=getattr(fn, "source_file", None), src=source)
+                if better is not None:
+                    raise better from None
+                raise type(e)(message, e.code) from None
             try:
                 yield (rt, t, lib.tegula_image_get_metadata(image),
                        lib.tegula_image_get_data(image), lib.tegula_image_get_size(image))
@@ -239,8 +249,9 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     if not targets:
         raise ValueError("%s: tegula.compile needs at least one target" % fn.__name__)
     literals = {k: _constexpr_literal(v) for k, v in (constexprs or {}).items()}
+    source = _read_source(fn)
     bytecode = _compiler.compile_kernel(
-        _read_source(fn), fn.__name__, signature, file_name=fn.source_file,
+        source, fn.__name__, signature, file_name=fn.source_file,
         constexprs=literals, num_warps=num_warps, num_stages=num_stages)
     lib = _rt.load_library()
     writer = ctypes.c_void_p()
@@ -249,7 +260,7 @@ def compile(fn, signature, target, path, constexprs=None, num_warps=4, num_stage
     try:
         for _, _, metadata, data, size in _images(
                 fn, targets, bytecode, _options(fn, num_warps, num_stages, options), runtime,
-                failed):
+                failed, signature, source):
             _rt.check(lib, lib.tegula_container_writer_add(writer, metadata, data, size))
         if failed is not None and len(failed) == len(targets):
             raise _rt.TegulaError("%s: no target compiled: %s" % (fn.__name__, "; ".join(
@@ -283,7 +294,8 @@ def warmup(fn, signature, targets, num_warps=4, num_stages=3, runtime=None, **op
         num_stages=num_stages)
     opts = _options(fn, num_warps, num_stages, options)
     stored = []
-    for rt, t, metadata, data, size in _images(fn, targets, bytecode, opts, runtime):
+    for rt, t, metadata, data, size in _images(fn, targets, bytecode, opts, runtime,
+                                               signature=signature, source=source):
         # The key a launch on a device of |t| computes (_launch.get_kernel).
         key = _diskcache.Key(source, signature, None, [("kernel", fn.__name__)] + opts,
                              runtime=rt, target=t)

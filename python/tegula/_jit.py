@@ -181,7 +181,10 @@ def _constexpr_literal(value):
             return repr(float(value))
     except ImportError:  # pragma: no cover
         pass
-    raise TypeError("constexpr value %r is not an int, float, bool, None, str or dtype" % (value,))
+    text = repr(value)
+    if len(text) > 60 or "\n" in text:
+        text = "of type %s" % type(value).__name__
+    raise TypeError("constexpr value %s is not an int, float, bool, None, str or dtype" % text)
 
 
 def _is_constexpr_annotation(ann):
@@ -273,11 +276,13 @@ class JITFunction:
 
     The keywords are Triton's ``@jit`` options: ``do_not_specialize`` and
     ``do_not_specialize_on_alignment`` (parameter names or indices) change
-    how int arguments specialize (``specialize_arg``); ``debug``,
-    ``noinline``, ``repr`` (a callable: the name profilers show),
-    ``launch_metadata`` and ``version`` are recorded as attributes (the
-    compiler reads ``noinline`` from the decorator in the source; no
-    profiler hook calls ``launch_metadata``)."""
+    how int arguments specialize (``specialize_arg``) and drop the ``:16``
+    alignment of pointer arguments (one kernel for every address);
+    ``launch_metadata`` (``f(grid, kernel, args)`` returning a dict) gives
+    the launch hooks (``CompiledKernel.launch_enter_hook``) their data;
+    ``debug``, ``noinline``, ``repr`` (a callable: the name profilers show)
+    and ``version`` are recorded as attributes (the compiler reads
+    ``noinline`` from the decorator in the source)."""
 
     def __init__(self, fn, version=None, do_not_specialize=None,
                  do_not_specialize_on_alignment=None, debug=None, noinline=None, repr=None,
@@ -309,6 +314,7 @@ class JITFunction:
         # How many of those kernels came from the on-disk cache (_diskcache).
         self.disk_cache_hits = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
+        self._scalar_kinds = {}  # parameter -> "int", "float", "bool" (its annotation)
         self._fast = None  # _launch._FastPath: repeated launches of one kind
         self.version = version
         self.debug = debug
@@ -354,6 +360,9 @@ class JITFunction:
     def _init_pointer_dtypes(self):
         if self._pointer_dtypes is None:
             from . import _launch
+            self._scalar_kinds = {
+                p.name: k for p in self.params if p.name not in self.constexprs
+                for k in [_launch.scalar_annotation(self, p)] if k is not None}
             self._pointer_dtypes = {
                 p.name: d for p in self.params
                 for d in [_launch.pointer_annotation(self, p)] if d is not None}

@@ -29,6 +29,7 @@ import struct
 
 from . import _compiler
 from . import _diskcache
+from . import _errors
 from . import _interop
 from . import _runtime as _rt
 from . import language as tl
@@ -67,12 +68,21 @@ def _fail(exc_type, fn, message):
 
 def bind(fn, args, kwargs):
     """{parameter name: value} for every parameter (defaults applied);
-    TypeError naming the kernel and the parameter otherwise."""
+    TypeError naming the kernel and the parameter otherwise, in Python's
+    words for a call of a function (``add_kernel() missing 1 required
+    positional argument: 'n'``)."""
     try:
         bound = fn.signature.bind(*args, **kwargs)
     except TypeError as e:
-        raise _fail(TypeError, fn, "%s (the parameters are %s)"
-                    % (e, ", ".join(fn.arg_names))) from None
+        message = "%s: %s" % (fn.__name__, e)
+        fast = fn._fast if fn._fast is not None else _FastPath(fn)
+        if fast.binder is not None:
+            try:
+                fast.binder(*args, **kwargs)
+            except TypeError as python_error:
+                message = str(python_error)
+        raise TypeError("%s (the parameters are %s)"
+                        % (message, ", ".join(fn.arg_names))) from None
     bound.apply_defaults()
     return dict(bound.arguments)
 
@@ -111,6 +121,65 @@ def pointer_annotation(fn, param):
         if isinstance(value, tl.pointer_type):
             return value.element_ty.short_name
     return None
+
+
+def scalar_annotation(fn, param):
+    """What a scalar parameter's annotation requires: "int" (``int``,
+    ``tl.int32``, ``"i64"``...), "float" (``float``, ``tl.float32``,
+    ``"fp16"``...), "bool" (``bool``, ``tl.int1``), or None (no scalar
+    annotation). The annotation decides no type: the argument's value does,
+    as without one; a launch checks that the value is such a scalar."""
+    ann = param.annotation
+    if ann is param.empty or isinstance(ann, tl.pointer_type):
+        return None
+    if ann is bool:
+        return "bool"
+    if ann is int:
+        return "int"
+    if ann is float:
+        return "float"
+    short = None
+    if isinstance(ann, tl.dtype):
+        short = ann.short_name
+    elif isinstance(ann, str):
+        text = ann.strip()
+        if text in ("bool", "int", "float"):
+            return text
+        if not text.startswith("*"):
+            short = _dtype_by_name(text)
+    if short is None:
+        return None
+    if short == "i1":
+        return "bool"
+    return "float" if short.startswith(("fp", "bf")) else "int"
+
+
+def check_scalar_annotation(fn, name, kind, value):
+    """TypeError naming parameter |name|, annotated as a |kind| scalar,
+    when |value| is no such scalar (an array, a buffer, a float for an
+    int...)."""
+    try:
+        import numpy as np
+        np_int, np_float, np_bool = np.integer, np.floating, np.bool_
+    except ImportError:  # pragma: no cover
+        np_int = np_float = np_bool = ()
+    is_bool = isinstance(value, bool) or bool(np_bool and isinstance(value, np_bool))
+    is_int = is_bool or isinstance(value, int) or bool(np_int and isinstance(value, np_int))
+    is_float = isinstance(value, float) or bool(np_float and isinstance(value, np_float))
+    ok = {"int": is_int, "bool": is_int, "float": is_int or is_float}[kind]
+    if ok:
+        return
+    what = type(value).__name__
+    if isinstance(value, Buffer) or _interop.is_torch_tensor(value) or \
+            getattr(value, "__array_interface__", None) is not None or \
+            getattr(value, "__cuda_array_interface__", None) is not None:
+        what = "an array (%s)" % what
+    ann = fn.signature.parameters[name].annotation
+    ann = getattr(ann, "name", None) if isinstance(ann, tl.dtype) else \
+        getattr(ann, "__name__", ann)
+    raise _fail(TypeError, fn, "argument '%s' is annotated %s (a scalar) and needs %s, not %s"
+                % (name, ann, {"int": "an int", "bool": "a bool or an int",
+                               "float": "a float or an int"}[kind], what))
 
 
 # -- Grid ------------------------------------------------------------------
@@ -377,6 +446,11 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
     """The signature entry of a non-constexpr argument and what it passes:
     ("ptr", Buffer | _ArrayArg | _interop.DeviceArray) or ("scalar", value).
     |device_array| is the argument's DeviceArray when it is one."""
+    kinds = getattr(fn, "_scalar_kinds", None)
+    if kinds:
+        kind = kinds.get(name)
+        if kind is not None:
+            check_scalar_annotation(fn, name, kind, value)
     if device_array is not None:
         dt = device_array.dtype
         if annotated and dt != annotated:
@@ -512,18 +586,110 @@ def scalar_holder(fn, name, value, type_code, entry=None):
 # -- The compiled kernel -------------------------------------------------------
 
 
-class CompiledKernel(_Owned):
+class _HookedType(type):
+    """CompiledKernel's type: setting ``launch_enter_hook`` or
+    ``launch_exit_hook`` on the class sets the module's _HOOKED, the one
+    flag the fast path reads."""
+
+    def __setattr__(cls, name, value):
+        super().__setattr__(name, value)
+        if name in ("launch_enter_hook", "launch_exit_hook"):
+            global _HOOKED
+            _HOOKED = (CompiledKernel.launch_enter_hook is not None
+                       or CompiledKernel.launch_exit_hook is not None)
+
+    def __delattr__(cls, name):
+        super().__delattr__(name)
+        if name in ("launch_enter_hook", "launch_exit_hook"):
+            cls.__setattr__(name, getattr(cls, name, None))
+
+
+#: Whether CompiledKernel has a launch hook (see _HookedType).
+_HOOKED = False
+
+
+class LaunchMetadata:
+    """What Triton's launch hooks get (its ``LazyDict``): ``name`` (the
+    kernel's), ``grid`` (x, y, z), ``stream`` (the tegula.Stream, None for
+    the NULL stream), ``function`` (the runtime's kernel handle, an int),
+    ``kernel`` (the CompiledKernel), and ``data``: what the jit function's
+    ``launch_metadata(grid, kernel, args)`` returns (``args``: {parameter:
+    value}, constexprs included), computed on first use, None when it gave
+    none. ``get()`` is Triton's: {"name", "function", "stream"} updated with
+    ``data``."""
+
+    __slots__ = ("name", "grid", "stream", "function", "kernel", "_fn", "_args", "_data")
+
+    def __init__(self, fn, ck, grid, stream, args):
+        self.name = ck.name
+        self.grid = grid
+        self.stream = stream
+        self.function = ck._kernel
+        self.kernel = ck
+        self._fn = fn
+        self._args = args
+        self._data = self
+
+    @property
+    def data(self):
+        if self._data is self:
+            hook = getattr(self._fn, "launch_metadata", None)
+            if hook is None:
+                self._data = None
+            else:
+                args = self._args
+                if not isinstance(args, dict):
+                    args = dict(zip(self._fn.arg_names, args))
+                args = {k: (v.value if isinstance(v, tl.constexpr) else v)
+                        for k, v in args.items()}
+                self._data = hook(self.grid, self.kernel, args)
+        return self._data
+
+    def get(self):
+        out = {"name": self.name, "function": self.function, "stream": self.stream}
+        if self.data:
+            out.update(self.data)
+        return out
+
+    def __repr__(self):
+        return "<tegula.LaunchMetadata %s grid=%r>" % (self.name, self.grid)
+
+
+def _run_hooked(fn, ck, grid, stream, args, launch):
+    """Calls the launch hooks around |launch| (a callable): Triton calls
+    launch_enter_hook before the launch and launch_exit_hook after it."""
+    md = LaunchMetadata(fn, ck, grid, stream, args)
+    enter = CompiledKernel.launch_enter_hook
+    if enter is not None:
+        enter(md)
+    result = launch()
+    exit_hook = CompiledKernel.launch_exit_hook
+    if exit_hook is not None:
+        exit_hook(md)
+    return result
+
+
+class CompiledKernel(_Owned, metaclass=_HookedType):
     """A kernel compiled for one device and specialization, loaded there: the
     module handle, the kernel handle and a copy of its metadata. Unloaded when
-    its runtime closes (or with ``unload()``)."""
+    its runtime closes (or with ``unload()``).
+
+    ``launch_enter_hook`` and ``launch_exit_hook`` (class attributes, None
+    by default) are Triton's launch hooks: when set, each is called with a
+    LaunchMetadata before (enter) and after (exit) every launch."""
 
     _destroy_fn = "tegula_module_unload"
+    launch_enter_hook = None
+    launch_exit_hook = None
 
     def __init__(self, fn, device, signature, num_warps, num_stages, bytecode, options=(),
-                 keep=None):
+                 keep=None, source=None):
         """Compiles |bytecode| for |device| and loads it; |keep|, when given, is
         called with (metadata, image data, image size) before the image is
-        freed (the disk cache stores it)."""
+        freed (the disk cache stores it). |source| (the kernel's file) makes
+        the source line of an error that points into it part of the error.
+        Too much shared memory or too many threads raise OutOfResources; an
+        error at an operation of the kernel, CompilationError."""
         rt = device._runtime
         lib = rt._lib
         opts = [("num_warps", str(num_warps)),
@@ -537,11 +703,27 @@ class CompiledKernel(_Owned):
                 device._require(), bytecode, len(bytecode), copts, n,
                 ctypes.byref(image)))
         except _rt.TegulaError as e:
-            raise type(e)("%s: compiling for %s (%s) failed: %s" % (
-                fn.__name__, device.name, device.target, e.message), e.code) from None
+            message = "%s: compiling for %s (%s) failed: %s" % (
+                fn.__name__, device.name, device.target, e.message)
+            better = _errors.from_plugin_error(
+                message, e.code, kernel=fn.__name__, signature=signature,
+                source_file=getattr(fn, "source_file", None), src=source)
+            if better is not None:
+                raise better from None
+            raise type(e)(message, e.code) from None
         try:
-            self._load(device, lib.tegula_image_get_metadata(image).contents,
-                       lib.tegula_image_get_data(image), lib.tegula_image_get_size(image))
+            try:
+                self._load(device, lib.tegula_image_get_metadata(image).contents,
+                           lib.tegula_image_get_data(image), lib.tegula_image_get_size(image))
+            except _rt.TegulaError as e:
+                # The device's own limit (a plugin checks the kernel's shared
+                # memory when it loads it).
+                oor = _errors.out_of_resources(e.message, e.code)
+                if oor is not None:
+                    raise _errors.OutOfResources(
+                        oor.required, oor.limit, oor.name, "%s: loading on %s failed: %s"
+                        % (fn.__name__, device.name, e.message), e.code) from None
+                raise
             if keep is not None:
                 keep(lib.tegula_image_get_metadata(image), lib.tegula_image_get_data(image),
                      lib.tegula_image_get_size(image))
@@ -618,7 +800,16 @@ class CompiledKernel(_Owned):
                                             ctypes.sizeof(out), ctypes.byref(used)))
         return out, used.value
 
-    def launch(self, grid, packed, size, stream):
+    def launch(self, grid, packed, size, stream, fn=None, args=None):
+        """Launches on |grid| with the |packed| arguments; with a launch hook
+        set, calls it around (|fn| and |args|, {parameter: value}, give the
+        hook's LaunchMetadata its ``data``)."""
+        if _HOOKED:
+            return _run_hooked(fn, self, tuple(grid), stream, args or {},
+                               lambda: self._launch_now(grid, packed, size, stream))
+        self._launch_now(grid, packed, size, stream)
+
+    def _launch_now(self, grid, packed, size, stream):
         lib = self._runtime._lib
         self._require()
         cfg = _rt.sized(_rt.tegula_launch_config)
@@ -688,11 +879,16 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                                                        data, size), writes))
                 except _rt.TegulaError:  # pragma: no cover - never fails a launch
                     pass
-        bytecode, writes = _compiler.compile_kernel_info(
-            source, fn.__name__, signature, file_name=fn.source_file,
-            num_warps=num_warps, num_stages=num_stages)
-        ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode, options,
-                            keep)
+        try:
+            bytecode, writes = _compiler.compile_kernel_info(
+                source, fn.__name__, signature, file_name=fn.source_file,
+                num_warps=num_warps, num_stages=num_stages)
+            ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode,
+                                options, keep, source)
+        except _errors.CompilationError as e:
+            # Which argument got which type: an array where the kernel wants
+            # a scalar shows as a pointer entry beside the parameter's name.
+            raise e.name_parameters(fn.arg_names, fn.constexprs) from None
         ck.writes = writes
         fn.compile_count += 1
         fn._cache[key] = ck
@@ -781,6 +977,11 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                 entries.append(desc.signature_entry())
                 passed.extend(_descriptor_args(fn, p.name, desc, entry, what))
                 continue
+            if what[0] == "ptr" and p.name in fn._nospec:
+                # do_not_specialize(_on_alignment): no :16, so that every
+                # address runs the one kernel (the fast path's key still
+                # tells aligned from not, each entry holding that kernel).
+                entry = entry.split(":", 1)[0]
             entries.append(entry)
             passed.append((p.name, entry, what))
         signature = ", ".join(entries)
@@ -820,7 +1021,7 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
             if id(arr.buffer) not in seen:
                 seen.add(id(arr.buffer))
                 _copy(device, arr, to_device=True, stream=stream)
-        ck.launch(grid3, packed, size, stream)
+        ck.launch(grid3, packed, size, stream, fn, arguments)
         seen = set()
         for arr in copies:
             if arr.writable and id(arr.buffer) not in seen:
@@ -951,14 +1152,18 @@ def _make_binder(fn):
     if kwonly:
         parts.append("*")
         parts.extend(kwonly)
-    src = "def bind(%s):\n    return (%s)\n" % (
-        ", ".join(parts), "".join(n + ", " for n in names))
+    # Named as the kernel: Python's binding errors name it ("add_kernel()
+    # missing 1 required positional argument: 'n'"), which bind() reuses.
+    name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
+        fn.__name__) else "bind"
+    src = "def %s(%s):\n    return (%s)\n" % (
+        name, ", ".join(parts), "".join(n + ", " for n in names))
     scope = {}
     try:
         exec(compile(src, "<tegula binder of %s>" % fn.__name__, "exec"), {}, scope)  # noqa: S102
     except SyntaxError:  # pragma: no cover
         return None
-    bind = scope["bind"]
+    bind = scope[name]
     bind.__defaults__ = tuple(defaults) or None
     bind.__kwdefaults__ = kwdefaults or None
     return bind
@@ -1211,9 +1416,13 @@ def _fast_launch(fn, entry, grid, probe, stream):
         handle = stream._require()
     else:
         handle = None
-    err = entry.kernel(ck._kernel, handle, cfg, packed, len(packed))
-    if err:
-        _rt.check(entry.lib, err)
+    if _HOOKED:
+        _run_hooked(fn, ck, g3, stream, probe[2], lambda: _rt.check(
+            entry.lib, entry.kernel(ck._kernel, handle, cfg, packed, len(packed))))
+    else:
+        err = entry.kernel(ck._kernel, handle, cfg, packed, len(packed))
+        if err:
+            _rt.check(entry.lib, err)
     if stream is not None and stream.native_handle is None:
         stream._keep.append(packed)
     return ck

@@ -113,7 +113,11 @@ def test_syntax_error_diagnostics():
     assert "\n                       ^\n" in e.diagnostics
     assert e.kernel == "k" and e.signature == "*fp32"
     assert e.code_name == "TEGULA_COMPILER_ERROR_KERNEL"
-    assert str(e).startswith('cannot compile k for signature "*fp32":\nsyntax.py:6:24')
+    assert str(e) == ('syntax.py:6:24: error: %s\n    x = tl.load(x_ptr +)\n%s^\n'
+                      'in kernel k, compiled for signature "*fp32"'
+                      % (e.error_message, " " * 23))
+    assert (e.filename, e.lineno, e.col) == ("syntax.py", 6, 24)
+    assert e.src == src and isinstance(e, tegula.TegulaError)
 
 
 def test_unknown_kernel():

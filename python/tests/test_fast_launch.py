@@ -236,12 +236,14 @@ def test_errors_after_the_fast_path(host, full):
     out = aligned(16, fill=np.nan)
     fast_add[(1,)](x, x, out, 16, BLOCK=16, device=host)
     fast_add[(1,)](x, x, out, 16, BLOCK=16, device=host)
-    with pytest.raises(TypeError, match=r"^fast_add: missing a required argument: 'n' \(the "
-                                        r"parameters are x_ptr, y_ptr, out_ptr, n, BLOCK\)"):
+    with pytest.raises(TypeError, match=r"^fast_add\(\) missing 1 required positional argument: "
+                                        r"'n' \(the parameters are x_ptr, y_ptr, out_ptr, n, "
+                                        r"BLOCK\)"):
         fast_add[(1,)](x, x, out, BLOCK=16, device=host)
-    with pytest.raises(TypeError, match="^fast_add: too many positional arguments"):
+    with pytest.raises(TypeError, match=r"^fast_add\(\) takes 5 positional arguments but 6 "
+                                        r"were given"):
         fast_add[(1,)](x, x, out, 16, 16, 3, device=host)
-    with pytest.raises(TypeError, match="^fast_add: got an unexpected keyword argument 'B'"):
+    with pytest.raises(TypeError, match=r"^fast_add\(\) got an unexpected keyword argument 'B'"):
         fast_add[(1,)](x, x, out, 16, BLOCK=16, B=1, device=host)
     with pytest.raises(ValueError, match="^fast_add: num_warps must be a power of 2, not 3"):
         fast_add[(1,)](x, x, out, 16, BLOCK=16, device=host, num_warps=3)

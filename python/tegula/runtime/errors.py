@@ -1,19 +1,9 @@
-"""``triton.runtime.errors``: the exceptions Triton programs catch. Tegula
-raises its own (``tegula.CompilationError``, ``tegula.TegulaError``);
-OutOfResources is here so that ``except triton.runtime.errors.OutOfResources``
-is valid code; nothing raises it (autotune skips configs that fail to
-compile, whatever the error)."""
+"""``triton.runtime.errors``: OutOfResources, raised when a kernel needs
+more shared memory or threads than its target has (the plugin's compile,
+or the device when it loads the kernel, refused it); autotune skips a
+config that raises it (its timings are inf), as Triton does. It is a
+``tegula.TegulaError``."""
 
-from .._runtime import TegulaError
-
-
-class OutOfResources(TegulaError):
-    def __init__(self, required, limit, name):
-        self.required = required
-        self.limit = limit
-        self.name = name
-        super().__init__("out of resource: %s, Required: %s, Hardware limit: %s"
-                         % (name, required, limit), 4)
-
+from .._errors import OutOfResources
 
 __all__ = ["OutOfResources"]

@@ -126,8 +126,10 @@ def test_pow_with_integer_exponents(host, rng):
     with np.errstate(divide="ignore", invalid="ignore"):
         np.testing.assert_allclose(y, np.power(xd, k.astype(np.float64)), rtol=2e-5, atol=1e-6)
         ref = xd ** 3 + xd ** -2.0
+        scale = np.abs(xd) ** 3 + np.abs(xd) ** -2.0  # the terms may cancel
     finite = np.isfinite(ref)
-    np.testing.assert_allclose(yc[finite], ref[finite], rtol=2e-5)
+    err = np.abs(yc[finite] - ref[finite])
+    assert (err <= 2e-5 * scale[finite]).all(), (err / scale[finite]).max()
 
 
 def test_ldexp_is_exact(host, rng):

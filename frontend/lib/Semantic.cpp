@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
+#include <climits>
 #include <cmath>
 
 using namespace mlir;
@@ -129,7 +130,9 @@ TValue Semantic::numPrograms(int64_t axis) {
 }
 
 TValue Semantic::arange(int64_t start, int64_t end) {
-  if ((start >> 32) || (end >> 32))
+  // The range's values and its end (an int32 attribute of the op) fit in
+  // int32.
+  if (start < INT32_MIN || start > INT32_MAX || end < INT32_MIN || end > INT32_MAX)
     fail("arange must fit in int32");
   if (end <= start)
     fail("arange's end argument must be greater than the start argument");

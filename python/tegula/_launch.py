@@ -154,6 +154,23 @@ def scalar_annotation(fn, param):
     return "float" if short.startswith(("fp", "bf")) else "int"
 
 
+_INT_RANGES = {"i8": (-2**7, 2**7), "i16": (-2**15, 2**15), "i32": (-2**31, 2**31),
+               "i64": (-2**63, 2**63), "u8": (0, 2**8), "u16": (0, 2**16),
+               "u32": (0, 2**32), "u64": (0, 2**64)}
+
+
+def _check_annotated_range(fn, name, value):
+    """ValueError when an int does not fit the integer dtype its parameter
+    is annotated with (``n: tl.int32`` given 2**40)."""
+    ann = fn.signature.parameters[name].annotation
+    short = ann.short_name if isinstance(ann, tl.dtype) else \
+        _dtype_by_name(ann.strip()) if isinstance(ann, str) else None
+    bounds = _INT_RANGES.get(short)
+    if bounds and not bounds[0] <= value < bounds[1]:
+        raise _fail(ValueError, fn, "argument '%s' is annotated %s, which cannot hold %d"
+                    % (name, getattr(ann, "name", ann), value))
+
+
 def check_scalar_annotation(fn, name, kind, value):
     """TypeError naming parameter |name|, annotated as a |kind| scalar,
     when |value| is no such scalar (an array, a buffer, a float for an
@@ -168,6 +185,8 @@ def check_scalar_annotation(fn, name, kind, value):
     is_float = isinstance(value, float) or bool(np_float and isinstance(value, np_float))
     ok = {"int": is_int, "bool": is_int, "float": is_int or is_float}[kind]
     if ok:
+        if is_int and not is_bool:
+            _check_annotated_range(fn, name, int(value))
         return
     what = type(value).__name__
     if isinstance(value, Buffer) or _interop.is_torch_tensor(value) or \
@@ -951,6 +970,12 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
                     entries.append(_constexpr_literal(v))
                 except (TypeError, ValueError) as e:
                     raise _fail(type(e), fn, "constexpr '%s': %s" % (p.name, e)) from None
+                continue
+            if v is None:
+                # As in Triton: None specializes the parameter to the
+                # constant None (`if bias_ptr is not None:` in the kernel);
+                # the compiled kernel takes no argument for it.
+                entries.append("None")
                 continue
             desc = v if isinstance(v, TensorDescriptor) else None
             if desc is not None:

@@ -220,3 +220,23 @@ def test_integers_beyond_64_bits_are_refused_by_name(host, value):
     with pytest.raises(ValueError, match=r"store_u64_kernel: argument 'value': integer "
                        r"argument %d does not fit in 64 bits" % value):
         store_u64_kernel[(1,)](out, value, device=host)
+
+
+def test_arange_beyond_int32_is_a_located_error(host):
+    from kernels.reliability_kernels import huge_arange_kernel
+    x = np.zeros(4, dtype=np.int32)
+    with pytest.raises(tegula.CompilationError,
+                       match=r"reliability_kernels\.py:\d+:\d+: error: arange must fit in int32"):
+        huge_arange_kernel[(1,)](x, device=host)
+
+
+def test_int32_annotation_refuses_wider_values(host):
+    from kernels.reliability_kernels import int32_annotated_kernel
+    x = np.zeros(1, dtype=np.int64)
+    int32_annotated_kernel[(1,)](x, 2**31 - 1, device=host)
+    assert x[0] == 2**31 - 1
+    for bad in (2**31, -2**31 - 1, 2**40):
+        with pytest.raises(ValueError, match=r"argument 'n' is annotated int32, which cannot "
+                           r"hold %d" % bad):
+            int32_annotated_kernel[(1,)](x, bad, device=host)
+    assert x[0] == 2**31 - 1

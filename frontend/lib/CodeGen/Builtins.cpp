@@ -69,6 +69,7 @@ const llvm::StringMap<std::vector<std::string>> &builtinParams() {
       {"max_constancy", {"input", "values"}},
       {"debug_barrier", {}},
       {"make_block_ptr", {"base", "shape", "strides", "offsets", "block_shape", "order"}},
+      {"pointer_type", {"element_ty", "address_space=1", "const=False"}},
       {"make_tensor_descriptor", {"base", "shape", "strides", "block_shape", "padding_option='zero'"}},
       {"_experimental_make_tensor_descriptor", {"base", "shape", "strides", "block_shape", "padding_option='zero'"}},
       {"load_tensor_descriptor", {"desc", "offsets"}},
@@ -621,6 +622,19 @@ PyValue CodeGen::callBuiltin(const std::string &name, CallArgs &args,
         intList(*this, b.get("order"), loc, "order")));
   if (name == "advance")
     return ret(sem.advance(T("base"), tensorList(*this, b.get("offsets"), loc, "offsets")));
+  if (name == "pointer_type") {
+    // A dtype, as Triton's: `x.to(tl.pointer_type(tl.float16))` turns int64
+    // addresses into pointers (the grouped-GEMM tutorial's per-problem
+    // bases).
+    DType elem = constDType(b.get("element_ty"), loc, "element_ty");
+    if (elem.isVoid() || elem.isBlockPtr())
+      error(loc, "tl.pointer_type needs a scalar element type, got " + elem.str());
+    int64_t space = static_cast<int64_t>(I("address_space"));
+    if (space != 1)
+      error(loc, "tl.pointer_type: only address space 1 (global memory) is "
+                 "supported, got " + std::to_string(space));
+    return PyValue::ofDType(DType::pointer(elem, static_cast<int>(space)));
+  }
   if (name == "make_tensor_descriptor" ||
       name == "_experimental_make_tensor_descriptor")
     return makeTensorDescriptor(b, loc);

@@ -54,3 +54,14 @@ def store_u64_kernel(out_ptr, value):
 @tegula.jit
 def store_scalar_kernel(out_ptr, value):
     tl.store(out_ptr, value)
+
+
+@tegula.jit
+def huge_arange_kernel(x_ptr):
+    offs = tl.arange(0, 2**31)
+    tl.store(x_ptr + offs, offs)
+
+
+@tegula.jit
+def int32_annotated_kernel(x_ptr, n: tl.int32):
+    tl.store(x_ptr, n)

@@ -382,13 +382,20 @@ TEST_F(ModuleTest, LexicalErrorsInHostCodeAreReported) {
 TEST_F(ModuleTest, RedefinitionAndConditionalDefinitions) {
   Module &Mod = parse("@jit\ndef k(x): return 1\n"
                       "if USE_V2:\n    @jit\n    def v2(x): return x\n"
+                      "else:\n    @jit\n    def v2(x): return -x\n"
+                      "    @jit\n    def v1(x): return x\n"
                       "@jit\ndef k(x): return 2\n");
   EXPECT_EQ(errors(), Names{});
-  EXPECT_EQ(functionNames(), (Names{"k", "k"}));
+  EXPECT_EQ(functionNames(), (Names{"k", "v2", "v1", "k"}));
   const FunctionDef *K = Mod.lookupFunction("k");
   ASSERT_NE(K, nullptr);
-  EXPECT_EQ(K->getLoc().Line, 7u) << "the last definition wins";
-  EXPECT_EQ(Mod.lookupFunction("v2"), nullptr) << "definitions inside blocks are host code";
+  EXPECT_EQ(K->getLoc().Line, 12u) << "the last definition wins";
+  // A module-level if is read branch by branch: the first branch defines
+  // v2, a later one only what no earlier branch defined.
+  const FunctionDef *V2 = Mod.lookupFunction("v2");
+  ASSERT_NE(V2, nullptr);
+  EXPECT_EQ(V2->getLoc().Line, 5u);
+  EXPECT_NE(Mod.lookupFunction("v1"), nullptr);
 }
 
 TEST_F(ModuleTest, EmptyAndCommentOnlyFiles) {

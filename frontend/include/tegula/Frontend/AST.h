@@ -811,7 +811,10 @@ public:
   /// no import binds it.
   llvm::StringRef resolveImport(llvm::StringRef Name) const;
 
-  void addFunction(FunctionDef *F) { Functions.push_back(F); }
+  void addFunction(FunctionDef *F) {
+    if (!(FallbackBranch && isBound(F->getName())))
+      Functions.push_back(F);
+  }
   /// Records a module-level function that is not @jit (host code), so that
   /// a kernel calling it gets a clear error.
   void addHostFunction(llvm::StringRef Name) { HostFunctions[Name] = true; }

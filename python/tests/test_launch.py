@@ -265,9 +265,13 @@ def test_str_for_a_pointer():
 
 
 def test_none_for_a_scalar():
+    # As in Triton, None specializes the parameter to the constant None: a
+    # kernel that stores it fails to compile, naming the use and showing
+    # what the parameter became.
     out = poisoned(8, np.uint32)
-    with pytest.raises(TypeError, match="argument 'value': None is only allowed for "
-                                        "tl.constexpr parameters"):
+    with pytest.raises(tegula.CompilationError,
+                       match=r"(?s)'value' must be a tensor or a number, got None.*"
+                             r"in fill_u32\(out_ptr: \*u32:16, value: None, n: i32"):
         fill_u32[(1,)](out, None, 8, BLOCK=BLOCK)
 
 

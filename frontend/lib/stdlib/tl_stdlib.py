@@ -456,3 +456,93 @@ def randn4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
     n1, n2 = pair_uniform_to_normal(u1, u2)
     n3, n4 = pair_uniform_to_normal(u3, u4)
     return n1, n2, n3, n4
+
+
+# ---------------------------------------------------------------------------
+# Microscaled dots (tl.dot_scaled): every target decomposes them as Triton
+# does without native support: each operand upcast to bf16 with its e8m0
+# scales applied (exact: e2m1, e4m3 and e5m2 values times a power of two
+# are bf16 values), then tl.dot with an fp32 accumulator.
+# ---------------------------------------------------------------------------
+
+
+@jit
+def _e8m0_to_float32(scale):
+    # 2^(s - 127); 0 is 2^-127 (a denormal), 255 NaN, as the OCP MX spec.
+    bits = scale.to(uint32) << 23
+    bits = where(scale == 0, 0x00400000, bits)
+    bits = where(scale == 255, 0x7FC00000, bits)
+    return bits.to(float32, bitcast=True)
+
+
+@jit
+def _e2m1_to_bf16(nibbles):
+    # One fp4 (e2m1) value per uint8 (its low 4 bits) as bf16 bits:
+    # exponent field e, mantissa bit m: 0.5 m for e == 0, else
+    # (1 + 0.5 m) 2^(e - 1).
+    n = nibbles.to(uint16)
+    sign = (n >> 3) & 1
+    e = (n >> 1) & 3
+    m = n & 1
+    bits = where(e == 0, where(m == 1, 0x3F00, 0), ((e + 126) << 7) | (m << 6))
+    return (bits | (sign << 15)).to(uint16).to(bfloat16, bitcast=True)
+
+
+@jit
+def _mx_upcast(x, scale, fmt: constexpr, k_pack: constexpr, is_rhs: constexpr):
+    # x as bf16 [M, K] (lhs) or [K, N] (rhs), its scales ([M, K // 32] or
+    # [N, K // 32], or None) applied.
+    if fmt == "e2m1":
+        static_assert(x.dtype == uint8, "e2m1 operands are uint8 tensors, two values a byte")
+        static_assert(k_pack, "tl.dot_scaled: e2m1 packed along M or N (k_pack=False) is not supported yet")
+        lo = _e2m1_to_bf16(x & 15)
+        hi = _e2m1_to_bf16(x >> 4)
+        if is_rhs:
+            # Packed along K, the first dimension: [K / 2, N] -> [K, N].
+            v = permute(join(lo, hi), (0, 2, 1))
+            v = reshape(v, [x.shape[0] * 2, x.shape[1]])
+        else:
+            v = reshape(join(lo, hi), [x.shape[0], x.shape[1] * 2])
+    elif fmt == "e4m3":
+        if x.dtype == uint8:
+            x = x.to(float8e4nv, bitcast=True)
+        static_assert(x.dtype == float8e4nv, "e4m3 operands are uint8 or float8e4nv tensors")
+        v = x.to(bfloat16)
+    elif fmt == "e5m2":
+        if x.dtype == uint8:
+            x = x.to(float8e5, bitcast=True)
+        static_assert(x.dtype == float8e5, "e5m2 operands are uint8 or float8e5 tensors")
+        v = x.to(bfloat16)
+    elif fmt == "bf16":
+        static_assert(x.dtype == bfloat16, "bf16 operands are bfloat16 tensors")
+        v = x
+    else:
+        static_assert(fmt == "fp16", "tl.dot_scaled formats are e2m1, e4m3, e5m2, bf16 and fp16")
+        static_assert(x.dtype == float16, "fp16 operands are float16 tensors")
+        v = x.to(bfloat16)
+    if scale is not None:
+        static_assert(scale.dtype == uint8, "microscaling scales are uint8 (e8m0) tensors")
+        if is_rhs:
+            k: constexpr = v.shape[0]
+            outer: constexpr = v.shape[1]
+        else:
+            k: constexpr = v.shape[1]
+            outer: constexpr = v.shape[0]
+        static_assert(k % 32 == 0, "tl.dot_scaled: K must be a multiple of 32 (one scale per 32 values)")
+        static_assert(scale.shape[0] == outer and scale.shape[1] == k // 32,
+                      "tl.dot_scaled: a scale tensor is [M, K // 32] for lhs and [N, K // 32] for rhs")
+        s = _e8m0_to_float32(scale)
+        s = reshape(broadcast_to(expand_dims(s, 2), [outer, k // 32, 32]), [outer, k])
+        if is_rhs:
+            s = trans(s)
+        v = (v.to(float32) * s).to(bfloat16)
+    return v
+
+
+@jit
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, fast_math=False,
+               lhs_k_pack=True, rhs_k_pack=True, out_dtype=float32):
+    static_assert(out_dtype == float32, "Only float32 is supported for out_dtype at the moment")
+    a = _mx_upcast(lhs, lhs_scale, lhs_format, lhs_k_pack, False)
+    b = _mx_upcast(rhs, rhs_scale, rhs_format, rhs_k_pack, True)
+    return dot(a, b, acc, out_dtype=float32)

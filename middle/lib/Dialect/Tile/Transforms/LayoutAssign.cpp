@@ -389,6 +389,12 @@ void LayoutAssignment::propagateBackward() {
       if (def &&
           (isa<CallOp, ReduceOp, ScanOp>(def) || fixedOperandTypes.count(def)))
         continue;
+      // A shape op does not compute in a dot's operand layout (a matrix
+      // unit may read its operands from shared memory, where no thread
+      // owns elements): it keeps its own, and a conversion feeds the dot.
+      if (def && isa<DotOperandLayoutAttr>(layout) &&
+          isa<ReshapeOp, TransOp, JoinOp, SplitOp, CatOp, GatherOp>(def))
+        continue;
       SmallVector<Value> assigned;
       assign(value, layout, assigned);
       for (Value member : assigned) {

@@ -212,3 +212,43 @@ def test_a_damaged_entry_says_why_in_debug_mode(tmp_path):
     hits, err = run_child(cache, TEGULA_CACHE_DEBUG="1")
     assert hits == 0
     assert err == "tegula: kernel cache: %s: bad checksum; deleted, to be rebuilt\n" % entry
+
+
+def test_both_command_lines_share_entries_and_compile_once(tmp_path):
+    # `python -m tegula compile --target` and `tegula compile --target` key a
+    # target compile the same way: whichever runs second compiles nothing.
+    from tegula.__main__ import find_executable
+    exe = find_executable()
+    if exe is None:
+        pytest.skip("no `tegula` executable beside the runtime library or on PATH")
+    cache = tmp_path / "cache"
+    kernel = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels",
+                          "add_kernel.py")
+    args = ["compile", kernel, "--kernel", "add_kernel", "--signature",
+            "*fp32:16, *fp32:16, *fp32:16, i32, 256", "--target",
+            "host:" + __import__("platform").machine()]
+    e = dict(os.environ, TEGULA_CACHE_DIR=str(cache), TEGULA_CACHE_STATS="1")
+    e.pop("TEGULA_HOST_SIMT", None)
+
+    def cli(command, out):
+        done = subprocess.run(command + args + ["-o", str(tmp_path / out)], env=e,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    err = cli([sys.executable, "-m", "tegula"], "py1.tgk")
+    assert ": 0 hits, 1 misses, 0 compiles, 1 stores" in err, err
+    err = cli([exe], "cli.tgk")
+    assert ": 1 hits, 0 misses, 0 compiles, 0 stores" in err, err
+    err = cli([sys.executable, "-m", "tegula"], "py2.tgk")
+    assert ": 1 hits, 0 misses, 0 compiles, 0 stores" in err, err
+    data = (tmp_path / "py1.tgk").read_bytes()
+    assert (tmp_path / "cli.tgk").read_bytes() == data
+    assert (tmp_path / "py2.tgk").read_bytes() == data
+    assert len(entries(cache)) == 1
+    # --no-cache compiles the same bytes without the cache: no statistics.
+    done = subprocess.run([sys.executable, "-m", "tegula"] + args + [
+        "--no-cache", "-o", str(tmp_path / "py3.tgk")], env=e, capture_output=True,
+        text=True, timeout=300)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert (tmp_path / "py3.tgk").read_bytes() == data

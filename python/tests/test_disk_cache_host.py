@@ -252,3 +252,21 @@ def test_both_command_lines_share_entries_and_compile_once(tmp_path):
         text=True, timeout=300)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     assert (tmp_path / "py3.tgk").read_bytes() == data
+
+
+def test_a_store_removes_what_a_killed_process_left(tmp_path):
+    # kill -9 during a store leaves its temporary file (named with the host
+    # and pid); the next store into that folder removes it.
+    import socket
+    cache = tmp_path / "cache"
+    assert run(cache) == 0
+    (entry,) = entries(cache)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    host = "".join(c if c.isalnum() or c in "-." else "_" for c in socket.gethostname())[:32]
+    left = "%s.tmp-%s-%d-abcdefgh" % (entry, host, dead.pid)
+    open(left, "wb").write(b"half an entry")
+    os.remove(entry)
+    assert run(cache) == 0
+    assert not os.path.exists(left)
+    assert os.listdir(os.path.dirname(entry)) == [os.path.basename(entry)]

@@ -761,6 +761,9 @@ Error KernelCache::store(const KernelCacheKey &key, StringRef blob) const {
                                   path.c_str(),
                                   toString(std::move(error)).c_str()));
   count(&Counters::stores);
+  // What processes killed in this folder (during a store or a compile)
+  // left behind; every path that writes entries comes here.
+  sweepFolder(folder.str(), /*remove=*/true);
   return Error::success();
 }
 
@@ -802,8 +805,7 @@ KernelCache::getOrCompile(const KernelCacheKey &key,
       if (std::optional<std::string> hit =
               lookupPath(path, digest, /*countMiss=*/false))
         return std::move(*hit);
-      // What processes killed in this folder left behind.
-      sweepFolder(folder, /*remove=*/true);
+      // store() removes what killed processes left in this folder.
       return compileAndStore(key, compile);
     }
     case EntryLock::Busy:

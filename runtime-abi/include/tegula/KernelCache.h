@@ -202,8 +202,7 @@ public:
 
   /// Removes temporary files and locks left by dead processes (a process
   /// killed during a compile or a store) anywhere in the folder; returns how
-  /// many. getOrCompile() does this in an entry's subfolder before it
-  /// compiles.
+  /// many. store() does this in the entry's subfolder after each store.
   size_t removeStaleFiles() const;
 
   /// Removes every entry, stale file and the totals; returns how many

@@ -465,8 +465,10 @@ std::vector<std::string> shardFolders(const std::string &dir) {
   for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
        it.increment(ec)) {
     StringRef name = sys::path::filename(it->path());
+    struct stat st;
+    // A real folder: clear() must not follow a link out of the cache.
     if (name.size() == 2 && isHexDigit(name[0]) && isHexDigit(name[1]) &&
-        it->type() == sys::fs::file_type::directory_file)
+        ::lstat(it->path().c_str(), &st) == 0 && S_ISDIR(st.st_mode))
       out.push_back(it->path());
   }
   return out;

@@ -1060,9 +1060,23 @@ TEST(KernelCacheStats, ClearRemovesEntriesStaleFilesAndTotals) {
   EXPECT_EQ(before.staleFiles, 1u);
   EXPECT_EQ(before.totals.hits, 7u);
   EXPECT_EQ(before.totals.misses, 3u);
+  // A link out of the cache, named like an entry folder, is not followed.
+  TempDir outside;
+  writeFile(outside.sub("keep.tgk"), "not the cache's");
+  std::string link;
+  for (int i = 0; i < 256 && link.empty(); ++i) {
+    char name[3];
+    std::snprintf(name, sizeof(name), "%02x", i);
+    if (!llvm::sys::fs::exists(tmp.sub(name)))
+      link = tmp.sub(name);
+  }
+  ASSERT_EQ(::symlink(outside.path().c_str(), link.c_str()), 0);
   llvm::Expected<size_t> removed = cache.clear();
   ASSERT_TRUE(!!removed);
   EXPECT_EQ(*removed, 3u);
+  EXPECT_TRUE(llvm::sys::fs::exists(outside.sub("keep.tgk")))
+      << "clear() followed a link out of the cache";
+  ASSERT_EQ(::unlink(link.c_str()), 0);
   KernelCache::DiskStatistics after = cache.statisticsOnDisk();
   EXPECT_EQ(after.entries, 0u);
   EXPECT_EQ(after.staleFiles, 0u);

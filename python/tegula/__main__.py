@@ -1,4 +1,4 @@
-"""``python -m tegula devices|targets|compile|inspect``: the ``tegula``
+"""``python -m tegula devices|targets|compile|inspect|cache``: the ``tegula``
 command line (tools/tegula/) over the C APIs, so that it works wherever
 ``import tegula`` does, from a self-contained wheel too.
 
@@ -9,7 +9,8 @@ command line (tools/tegula/) over the C APIs, so that it works wherever
 (``--emit tile-ir``, ``tile-ir-raw``, ``--locations``), which the C API does
 not print, run the ``tegula`` executable (the wheel's own, the one of the
 install the runtime library came from, or the one on PATH) with the same
-arguments.
+arguments; so does ``cache``. Target compiles go through the on-disk kernel
+cache with the executable's key, so the two share entries.
 """
 
 import ctypes
@@ -24,6 +25,7 @@ _COMMANDS = [
     ("devices", "list plugins (loaded or skipped, and why) and devices"),
     ("targets", "list the targets, stages and compile options of plugins"),
     ("inspect", "show the images a kernel container holds"),
+    ("cache", "show the kernel cache's folder and statistics, or clear it"),
 ]
 
 
@@ -324,7 +326,8 @@ usage: python -m tegula compile FILE.py --kernel NAME --signature SIG
                       [--constexpr NAME=VALUE]... [--target TARGET]...
                       [--emit STAGE] [--option KEY=VALUE]...
                       [--num-warps N] [--num-stages N] [--no-assert]
-                      [--locations] [--time-stages] [-o OUT]
+                      [--locations] [--time-stages] [--no-cache]
+                      [-o OUT]
 
 Compiles the @jit function NAME of FILE.py for SIG, a signature in the
 format of Triton's AOT tool ("*fp32:16, *fp32:16, i32, 1024").
@@ -346,7 +349,10 @@ and options):
                        mma=0); it overrides the option's environment
                        variable
   --time-stages        the wall-clock time of each target compile
-                       stage on stderr (TEGULA_TIME_STAGES=1)
+                       stage on stderr (TEGULA_TIME_STAGES=1; compiles
+                       without the cache)
+  --no-cache           compile even when the kernel cache (`tegula
+                       cache`, TEGULA_CACHE_DIR) has the result
 Exit status: 0 success, 1 error in the kernel or its options, 2 usage.
 """
 
@@ -360,7 +366,7 @@ class _Usage(Exception):
 def _parse_compile(args):
     o = {"file": None, "kernel": None, "signature": None, "output": "-", "emit": None,
          "targets": [], "options": [], "constexprs": [], "num_warps": 4, "num_stages": 3,
-         "assertions": True, "locations": False, "time_stages": False}
+         "assertions": True, "locations": False, "time_stages": False, "no_cache": False}
     valued = {"--kernel": "a name", "--signature": "a value", "--constexpr": "NAME=VALUE",
               "--target": "a value", "--option": "KEY=VALUE", "--emit": "a value",
               "--num-warps": "a power of 2", "--num-stages": "a non-negative integer",
@@ -413,6 +419,8 @@ def _parse_compile(args):
             o["assertions"] = False
         elif a == "--time-stages":
             o["time_stages"] = True
+        elif a == "--no-cache":
+            o["no_cache"] = True
         elif a == "--locations":
             o["locations"] = True
         elif a.startswith("-") and a != "-":
@@ -464,14 +472,33 @@ def _write(output, data, out):
 
 def _compile_targets(o, bytecode):
     """The bytes ``tegula compile --target ...`` writes: one stage of one
-    target, or a container of each target's image."""
-    from . import Runtime
+    target, or a container of each target's image. Each target's result
+    comes from the on-disk kernel cache when it has it, with the key the
+    ``tegula`` executable uses (docs/runtime.md, "The kernel cache"), unless
+    --no-cache, --time-stages or TEGULA_CACHE_DIR=none."""
+    from . import Runtime, _diskcache
     copts, n = _rt.compile_option_array(o["options"])
+    timing = os.environ.get("TEGULA_TIME_STAGES", "") not in ("", "0")
+    use_cache = not o["no_cache"] and not timing and _diskcache.enabled()
     with Runtime() as rt:
         lib, h = rt._lib, rt._require()
-        images = []
+        images, containers, results = [], [], []
         try:
             for t in (o["targets"][:1] if o["emit"] != "image" else o["targets"]):
+                key = _diskcache.ToolKey(rt, t, o["emit"], bytecode, o["options"]) \
+                    if use_cache else None
+                blob = _diskcache.lookup(key) if key is not None else None
+                if blob is not None:
+                    handle = ctypes.c_void_p()
+                    failed = lib.tegula_container_read(blob, len(blob), ctypes.byref(handle))
+                    if failed is None:
+                        containers.append(handle)
+                        entry = _rt.sized(_rt.tegula_container_entry)
+                        _rt.check(lib, lib.tegula_container_get_entry(handle, 0,
+                                                                      ctypes.byref(entry)))
+                        results.append((entry.metadata, entry.image, entry.image_size))
+                        continue
+                    lib.tegula_error_destroy(failed)  # not a container: compile
                 image = ctypes.c_void_p()
                 if o["emit"] != "image":
                     if not hasattr(lib, "tegula_runtime_compile_stage"):
@@ -485,16 +512,19 @@ def _compile_targets(o, bytecode):
                                                      copts, n, ctypes.byref(image))
                 _rt.check(lib, err)
                 images.append(image.value)
+                result = (lib.tegula_image_get_metadata(image.value),
+                          lib.tegula_image_get_data(image.value),
+                          lib.tegula_image_get_size(image.value))
+                results.append(result)
+                if key is not None:
+                    _diskcache.store(key, _diskcache.one_image_container(lib, *result))
             if o["emit"] != "image":
-                return ctypes.string_at(lib.tegula_image_get_data(images[0]),
-                                        lib.tegula_image_get_size(images[0]))
+                return ctypes.string_at(results[0][1], results[0][2])
             writer = ctypes.c_void_p()
             _rt.check(lib, lib.tegula_container_writer_create(ctypes.byref(writer)))
             try:
-                for image in images:
-                    _rt.check(lib, lib.tegula_container_writer_add(
-                        writer, lib.tegula_image_get_metadata(image),
-                        lib.tegula_image_get_data(image), lib.tegula_image_get_size(image)))
+                for metadata, data, size in results:
+                    _rt.check(lib, lib.tegula_container_writer_add(writer, metadata, data, size))
                 data, size = ctypes.c_void_p(), ctypes.c_size_t()
                 _rt.check(lib, lib.tegula_container_writer_finish(
                     writer, ctypes.byref(data), ctypes.byref(size)))
@@ -504,6 +534,8 @@ def _compile_targets(o, bytecode):
         finally:
             for image in images:
                 lib.tegula_image_destroy(image)
+            for handle in containers:
+                lib.tegula_container_destroy(handle)
 
 
 def cmd_compile(args, out=sys.stdout, err=sys.stderr):
@@ -588,8 +620,23 @@ def cmd_compile(args, out=sys.stdout, err=sys.stderr):
 
 # -- main -------------------------------------------------------------------
 
+def cmd_cache(args, out=sys.stdout, err=sys.stderr):
+    """``cache dir|stats|clear``: the ``tegula`` executable's, which reads
+    the folder through libtegula_kernel_cache."""
+    exe = find_executable()
+    if exe is None:
+        err.write("tegula cache: needs the `tegula` executable (the tegula-core "
+                  "package, `cmake --install`, or the self-contained wheel); none was "
+                  "found\n")
+        return 1
+    out.flush()
+    err.flush()
+    import subprocess
+    return subprocess.call([exe, "cache"] + list(args))
+
+
 _RUN = {"compile": cmd_compile, "devices": cmd_devices, "targets": cmd_targets,
-        "inspect": cmd_inspect}
+        "inspect": cmd_inspect, "cache": cmd_cache}
 
 
 def main(argv=None):

@@ -88,8 +88,64 @@ def _identity(path):
         return path or "?"
 
 
-class Key:
-    """A cache key; holds the ctypes memory the C struct points into."""
+class _RawKey:
+    """A cache key of given fields; holds the ctypes memory the C struct
+    points into. |texts|: the "NAME=VALUE" options."""
+
+    def _fill(self, source, signature, target, plugin_name, plugin_version, texts):
+        self._texts = [t.encode() for t in texts]
+        self._array = (ctypes.c_char_p * max(len(self._texts), 1))(*self._texts)
+        self._source = bytes(source)
+        k = tegula_cache_key()
+        k.struct_size = ctypes.sizeof(k)
+        k.source = self._source
+        k.source_size = len(self._source)
+        k.signature = signature.encode()
+        k.options = self._array
+        k.num_options = len(self._texts)
+        k.target = target.encode()
+        k.plugin_name = plugin_name.encode()
+        k.plugin_version = plugin_version.encode()
+        self.struct = k
+
+
+def _tool_identity(path):
+    """The file identity tools/tegula/Compile.cpp puts in its keys."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return path
+    return "%s:%d:%d.%d" % (path, st.st_size, st.st_mtime_ns // 10**9,
+                            st.st_mtime_ns % 10**9)
+
+
+class ToolKey(_RawKey):
+    """The key `tegula compile --target` uses for compiling |bytecode| for
+    |target| to |stage| (tools/tegula/Compile.cpp's cacheKey), so that the
+    two command lines share entries: the plugin's version and file, the
+    options, the values of the environment variables the target plugin's
+    options read; the C API adds the host CPU."""
+
+    def __init__(self, runtime, target, stage, bytecode, options):
+        backend = target.split(":")[0]
+        texts = ["%s=%s" % kv for kv in options] + [
+            "stage=%s" % stage, "tool=tegula compile"]
+        version = ""
+        for p in runtime.plugins:
+            if p["loaded"] and p["name"] == backend:
+                version = p["version"] or ""
+                texts.append("plugin-file=%s" % _tool_identity(p["path"]))
+                for o in p["options"]:
+                    if o["env"]:
+                        value = os.environ.get(o["env"])
+                        texts.append("env:%s=%s" % (o["env"],
+                                                    "<unset>" if value is None else value))
+                break
+        self._fill(bytecode, "tile-bytecode", target, backend, version, texts)
+
+
+class Key(_RawKey):
+    """The key of a launch (or warmup) of a kernel."""
 
     def __init__(self, source, signature, device, options, runtime=None, target=None):
         """The key of a launch on |device|, or (|device| None) of one on a
@@ -108,20 +164,7 @@ class Key:
         texts = ["%s=%s" % kv for kv in options] + env + [
             "plugin-file=%s" % _identity(plugin_path),
             "compiler-file=%s" % _identity(compiler)]
-        self._texts = [t.encode() for t in texts]
-        self._array = (ctypes.c_char_p * max(len(self._texts), 1))(*self._texts)
-        self._source = bytes(source)
-        k = tegula_cache_key()
-        k.struct_size = ctypes.sizeof(k)
-        k.source = self._source
-        k.source_size = len(self._source)
-        k.signature = signature.encode()
-        k.options = self._array
-        k.num_options = len(self._texts)
-        k.target = target.encode()
-        k.plugin_name = backend.encode()
-        k.plugin_version = version.encode()
-        self.struct = k
+        self._fill(source, signature, target, backend, version, texts)
 
 
 def _directory():

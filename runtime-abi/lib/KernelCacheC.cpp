@@ -49,6 +49,11 @@ tegula::KernelCacheKey toKey(const tegula_cache_key &key) {
   out.target = text(key.target);
   out.pluginName = text(key.plugin_name);
   out.pluginVersion = text(key.plugin_version);
+  // The host plugin compiles for this very CPU (its name and features), not
+  // for the architecture the target names.
+  if (out.pluginName == "host" ||
+      llvm::StringRef(out.target).starts_with("host:"))
+    out.options.emplace_back("host-cpu", tegula::KernelCacheKey::hostCpu());
   return out;
 }
 

@@ -13,6 +13,9 @@ config.test_exec_root = os.path.join(config.tegula_obj_root, "tests", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.tegula_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%python", config.python_executable))
+# `tegula compile` uses the kernel cache; the tests compile for real (and
+# leave nothing in ~/.cache) unless one names a folder (Tools/cache.test).
+config.environment["TEGULA_CACHE_DIR"] = "none"
 config.substitutions.append(("%tegula_src", config.tegula_src_root))
 
 # The NVIDIA tests (Nvidia/): `tegula compile --target nvidia:...` finds

@@ -3,7 +3,10 @@
 // tegula::KernelCache: hits and misses, what the key covers, corruption and
 // truncation (detected, deleted, rebuilt), folder modes, the default folder,
 // and many writers at once (threads and processes) leaving one valid entry
-// without a reader ever seeing part of one.
+// without a reader ever seeing part of one; trust (entries and folders other
+// users could have written are never loaded: the shared-folder attack of
+// issue #21), what processes killed mid-compile leave behind, the host CPU in
+// host keys, the statistics and clear().
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +14,16 @@
 #include "tegula/kernel_cache.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +33,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
@@ -632,6 +640,450 @@ TEST(KernelCacheCompile, UnwritableCacheStillCompiles) {
   EXPECT_EQ(s.storeFailures, 1u);
 }
 
+//===-- Trust -------------------------------------------------------------------===//
+
+/// The uid "another user" is in these tests: nobody.
+constexpr uid_t kOtherUser = 65534;
+
+#define REQUIRE_ROOT()                                                         \
+  do {                                                                         \
+    if (::geteuid() != 0)                                                      \
+      GTEST_SKIP() << "needs root, to make files owned by another user "       \
+                      "(uid 65534)";                                           \
+  } while (0)
+
+/// chown -R |path| to |uid|.
+void chownTree(const std::string &path, uid_t uid) {
+  ASSERT_EQ(::lchown(path.c_str(), uid, uid), 0) << path;
+  if (!llvm::sys::fs::is_directory(path))
+    return;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(path, ec), end;
+       it != end && !ec; it.increment(ec))
+    ASSERT_EQ(::lchown(it->path().c_str(), uid, uid), 0) << it->path();
+}
+
+/// A valid entry for |key| holding |payload|, as another process (or user)
+/// with the same code would write it: checksum and all.
+std::string validEntryBytes(const KernelCacheKey &key,
+                            const std::string &payload) {
+  TempDir elsewhere;
+  KernelCache cache = openCache(elsewhere.path());
+  EXPECT_FALSE(llvm::errorToBool(cache.store(key, payload)));
+  return readFile(cache.entryPath(key));
+}
+
+/// Writes |bytes| at |path|, creating the folders on the way.
+void plant(const std::string &path, const std::string &bytes) {
+  ASSERT_FALSE(llvm::sys::fs::create_directories(
+      llvm::sys::path::parent_path(path)));
+  writeFile(path, bytes);
+  ASSERT_EQ(readFile(path), bytes);
+}
+
+TEST(KernelCacheTrust, EntryOwnedByAnotherUserIsAMiss) {
+  REQUIRE_ROOT();
+  TempDir tmp;
+  KernelCache cache = openCache(tmp.path());
+  KernelCacheKey key = sampleKey();
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, "planted code")));
+  std::string entry = cache.entryPath(key);
+  chownTree(entry, kOtherUser);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.lookup(key)) << "another user's entry was loaded";
+  EXPECT_FALSE(cache.lookup(key));
+  std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings, "tegula: warning: kernel cache entry " + entry +
+                          " is owned by user 65534, neither you (user 0) "
+                          "nor root; ignoring it\n")
+      << "one line, once";
+  EXPECT_TRUE(llvm::sys::fs::exists(entry)) << "not the user's to delete";
+  // A store replaces it with the user's own, which loads.
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, "own code")));
+  EXPECT_EQ(cache.lookup(key), std::optional<std::string>("own code"));
+}
+
+TEST(KernelCacheTrust, EntryWritableByOthersOrNotAFileIsAMiss) {
+  TempDir tmp;
+  KernelCache cache = openCache(tmp.path());
+  KernelCacheKey key = sampleKey();
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, "image")));
+  std::string entry = cache.entryPath(key);
+  for (mode_t mode : {0666, 0620}) {
+    ASSERT_EQ(::chmod(entry.c_str(), mode), 0);
+    testing::internal::CaptureStderr();
+    EXPECT_FALSE(cache.lookup(key)) << "mode " << std::oct << mode;
+    std::string warning = testing::internal::GetCapturedStderr();
+    if (mode == 0666)
+      EXPECT_NE(warning.find(entry + " is writable by others (mode 0666)"),
+                std::string::npos)
+          << warning;
+  }
+  // A symbolic link to a valid entry (the cache never writes one).
+  std::string real = tmp.sub("real.tgk");
+  ASSERT_EQ(::chmod(entry.c_str(), 0600), 0);
+  ASSERT_EQ(::rename(entry.c_str(), real.c_str()), 0);
+  ASSERT_EQ(::symlink(real.c_str(), entry.c_str()), 0);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.lookup(key)) << "a symbolic link was followed";
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("symbolic link"),
+            std::string::npos);
+  // A FIFO: a miss at once, never a reader blocked on it.
+  ASSERT_EQ(::unlink(entry.c_str()), 0);
+  ASSERT_EQ(::mkfifo(entry.c_str(), 0600), 0);
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.lookup(key));
+  testing::internal::GetCapturedStderr();
+  EXPECT_GE(cache.statistics().refused, 4u);
+}
+
+TEST(KernelCacheTrust, SharedFolderIsUsedThroughAPrivateSubfolder) {
+  TempDir tmp;
+  std::string shared = tmp.sub("shared");
+  ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  KernelCache cache = openCache(shared);
+  std::string own = shared + "/" + std::to_string(::geteuid());
+  EXPECT_EQ(cache.directory(), own);
+  EXPECT_EQ(modeOf(own), 0700u);
+  EXPECT_EQ(modeOf(shared), 01777u) << "the shared folder keeps its mode";
+  KernelCacheKey key = sampleKey();
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, "image")));
+  EXPECT_EQ(cache.entryPath(key).rfind(own + "/", 0), 0u);
+  EXPECT_EQ(openCache(shared).lookup(key), std::optional<std::string>("image"));
+}
+
+// The attack of issue #21: another user plants an entry with a recomputed
+// checksum in a shared 1777 folder, where the victim's key will look.
+TEST(KernelCacheTrust, EntryPlantedInASharedFolderIsRefused) {
+  REQUIRE_ROOT();
+  TempDir tmp;
+  std::string shared = tmp.sub("shared");
+  ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  KernelCacheKey key = sampleKey();
+  std::string evil = validEntryBytes(key, "attacker's code");
+  std::string hex = key.hexDigest();
+  std::string shard = hex.substr(0, 2) + "/" + hex + ".tgk";
+  // Where the entry lies without a private subfolder, and inside the
+  // victim's subfolder, made first by the attacker (owned by them, 0777).
+  std::string own = shared + "/" + std::to_string(::geteuid());
+  plant(shared + "/" + shard, evil);
+  plant(own + "/" + shard, evil);
+  ASSERT_EQ(::chmod(own.c_str(), 0777), 0);
+  chownTree(shared + "/" + hex.substr(0, 2), kOtherUser);
+  chownTree(own, kOtherUser);
+  ASSERT_EQ(::chown(shared.c_str(), 0, 0), 0);
+
+  testing::internal::CaptureStderr();
+  KernelCache cache = openCache(shared);
+  EXPECT_FALSE(cache.lookup(key)) << "the planted entry was loaded";
+  EXPECT_FALSE(openCache(shared).lookup(key));
+  std::string warnings = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warnings, "tegula: warning: kernel cache folder " + own +
+                          " is owned by user 65534, not by you (user 0); "
+                          "not using the cache\n")
+      << "one line, once per process";
+  EXPECT_FALSE(cache.trusted());
+  EXPECT_EQ(cache.untrustedReason(),
+            "kernel cache folder " + own +
+                " is owned by user 65534, not by you (user 0); not using "
+                "the cache");
+  // Nothing is stored there, and compiling still works.
+  llvm::Error stored = cache.store(key, "victim's code");
+  ASSERT_TRUE(!!stored);
+  EXPECT_NE(llvm::toString(std::move(stored)).find(own), std::string::npos);
+  int compiles = 0;
+  llvm::Expected<std::string> image =
+      cache.getOrCompile(key, [&]() -> llvm::Expected<std::string> {
+        ++compiles;
+        return std::string("victim's code");
+      });
+  ASSERT_TRUE(!!image);
+  EXPECT_EQ(*image, "victim's code");
+  EXPECT_EQ(compiles, 1);
+  EXPECT_EQ(readFile(own + "/" + shard), evil);
+}
+
+TEST(KernelCacheTrust, FolderOfAnotherUserIsNotUsed) {
+  REQUIRE_ROOT();
+  TempDir tmp;
+  std::string theirs = tmp.sub("theirs");
+  KernelCacheKey key = sampleKey();
+  std::string hex = key.hexDigest();
+  plant(theirs + "/" + hex.substr(0, 2) + "/" + hex + ".tgk",
+        validEntryBytes(key, "attacker's code"));
+  ASSERT_EQ(::chmod(theirs.c_str(), 0755), 0);
+  chownTree(theirs, kOtherUser);
+  testing::internal::CaptureStderr();
+  KernelCache cache = openCache(theirs);
+  EXPECT_FALSE(cache.lookup(key)) << "an entry of another user's folder "
+                                     "was loaded";
+  std::string warning = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(warning, "tegula: warning: kernel cache folder " + theirs +
+                         " is owned by user 65534, neither you (user 0) nor "
+                         "root; not using the cache\n");
+}
+
+TEST(KernelCacheTrust, OwnGroupWritableFolderUsesASubfolder) {
+  TempDir tmp;
+  std::string dir = tmp.sub("group");
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dir.c_str(), 0770), 0);
+  KernelCache cache = openCache(dir);
+  EXPECT_TRUE(cache.trusted());
+  EXPECT_EQ(cache.directory(), dir + "/" + std::to_string(::geteuid()));
+}
+
+TEST(KernelCacheTrust, DamagedEntriesSayWhyInDebugMode) {
+  TempDir tmp;
+  KernelCache cache = openCache(tmp.path());
+  KernelCacheKey key = sampleKey();
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, "image")));
+  std::string entry = cache.entryPath(key);
+  std::string bytes = readFile(entry);
+  bytes.back() ^= 1;
+  writeFile(entry, bytes);
+  {
+    ScopedEnv debug("TEGULA_CACHE_DEBUG", "1");
+    testing::internal::CaptureStderr();
+    EXPECT_FALSE(cache.lookup(key));
+    EXPECT_EQ(testing::internal::GetCapturedStderr(),
+              "tegula: kernel cache: " + entry +
+                  ": bad checksum; deleted, to be rebuilt\n");
+  }
+  ASSERT_FALSE(llvm::errorToBool(cache.store(key, "image")));
+  writeFile(entry, "short");
+  testing::internal::CaptureStderr();
+  EXPECT_FALSE(cache.lookup(key));
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "")
+      << "quiet without TEGULA_CACHE_DEBUG";
+}
+
+//===-- What killed processes leave behind ------------------------------------===//
+
+/// The pid of a process that has exited (and been reaped).
+pid_t deadPid() {
+  pid_t child = ::fork();
+  if (child == 0)
+    ::_exit(0);
+  int status;
+  ::waitpid(child, &status, 0);
+  return child;
+}
+
+std::string hostName(bool forFileName) {
+  char name[256] = {0};
+  ::gethostname(name, sizeof(name) - 1);
+  if (!forFileName)
+    return name;
+  std::string out;
+  for (const char *c = name; *c && out.size() < 32; ++c)
+    out += (llvm::isAlnum(*c) || *c == '-' || *c == '.') ? *c : '_';
+  return out;
+}
+
+TEST(KernelCacheStale, CompileKilledWithSigkillLeavesNothingBehind) {
+  TempDir tmp;
+  KernelCacheKey key = sampleKey();
+  std::string started = tmp.sub("started");
+  std::string dir = tmp.sub("cache");
+  pid_t child = ::fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    KernelCache cache = openCache(dir);
+    (void)cache.getOrCompile(key, [&]() -> llvm::Expected<std::string> {
+      writeFile(started, "1");
+      for (;;)
+        ::pause();
+    });
+    ::_exit(1);
+  }
+  for (int i = 0; i < 2000 && !llvm::sys::fs::exists(started); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(llvm::sys::fs::exists(started)) << "the child never compiled";
+  ::kill(child, SIGKILL);
+  int status;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+
+  KernelCache cache = openCache(dir);
+  auto begin = std::chrono::steady_clock::now();
+  llvm::Expected<std::string> image =
+      cache.getOrCompile(key, []() -> llvm::Expected<std::string> {
+        return std::string("image");
+      });
+  ASSERT_TRUE(!!image) << llvm::toString(image.takeError());
+  EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5))
+      << "waited for the dead process's lock";
+  // No lock file of the killed compile is left (issue #21: each kill -9
+  // left a .lock-XXXX file).
+  expectOnlyTheEntry(cache, key);
+}
+
+TEST(KernelCacheStale, FilesOfDeadProcessesAreRemoved) {
+  TempDir tmp;
+  KernelCache cache = openCache(tmp.path());
+  KernelCacheKey key = sampleKey();
+  std::string entry = cache.entryPath(key);
+  std::string folder = llvm::sys::path::parent_path(entry).str();
+  pid_t dead = deadPid();
+  std::string host = hostName(/*forFileName=*/true);
+  // A store killed before its rename, a lock of llvm::LockFileManager (the
+  // cache's former lock) whose holder was killed, and an flock lock file of
+  // a killed compile.
+  plant(entry + ".tmp-" + host + "-" + std::to_string(dead) + "-abcdefgh",
+        "half an entry");
+  plant(entry + ".lock-12345678", hostName(false) + " " + std::to_string(dead));
+  plant(entry + ".lock", "");
+  // The same of a live process (this one) stay.
+  std::string live = entry + ".tmp-" + host + "-" +
+                     std::to_string(::getpid()) + "-abcdefgh";
+  plant(live, "being written");
+  ASSERT_EQ(filesIn(folder).size(), 4u);
+  llvm::Expected<std::string> image =
+      cache.getOrCompile(key, []() -> llvm::Expected<std::string> {
+        return std::string("image");
+      });
+  ASSERT_TRUE(!!image);
+  std::set<std::string> files = filesIn(folder);
+  EXPECT_EQ(files.count(llvm::sys::path::filename(entry).str()), 1u);
+  for (const std::string &name : files)
+    EXPECT_TRUE(llvm::StringRef(name).ends_with(".tgk") ||
+                name == llvm::sys::path::filename(live))
+        << "left behind: " << name;
+  EXPECT_TRUE(llvm::sys::fs::exists(live)) << "a live process's file went";
+}
+
+//===-- The host CPU ------------------------------------------------------------===//
+
+/// The CPU as LLVM describes it, computed here independently of the cache.
+std::string thisCpu() {
+  std::vector<std::string> features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.push_back((feature.getValue() ? "+" : "-") +
+                       feature.getKey().str());
+  std::sort(features.begin(), features.end(),
+            [](const std::string &a, const std::string &b) {
+              return llvm::StringRef(a).drop_front() <
+                     llvm::StringRef(b).drop_front();
+            });
+  return llvm::sys::getHostCPUName().str() + " " + llvm::join(features, ",");
+}
+
+TEST(KernelCacheC, HostKeysHoldTheExactCpu) {
+  TempDir tmp;
+  const char *source = "def kernel(): pass";
+  tegula_cache_key key{};
+  key.struct_size = sizeof(key);
+  key.source = source;
+  key.source_size = std::strlen(source);
+  key.signature = "i32";
+  key.target = "host:x86_64";
+  key.plugin_name = "host";
+  key.plugin_version = "0.1.0";
+  char *error = nullptr;
+  ASSERT_EQ(tegula_cache_store(tmp.path().c_str(), &key, "image", 5, &error), 0)
+      << error;
+  KernelCacheKey archOnly;
+  archOnly.source = source;
+  archOnly.signature = "i32";
+  archOnly.target = "host:x86_64";
+  archOnly.pluginName = "host";
+  archOnly.pluginVersion = "0.1.0";
+  KernelCache cache = openCache(tmp.path());
+  // A machine of the same architecture with another CPU names another entry.
+  EXPECT_FALSE(cache.lookup(archOnly))
+      << "the host key names the architecture only";
+  KernelCacheKey exact = archOnly;
+  exact.options.push_back({"host-cpu", thisCpu()});
+  EXPECT_EQ(cache.lookup(exact), std::optional<std::string>("image"));
+  EXPECT_NE(thisCpu().find(llvm::sys::getHostCPUName().str()),
+            std::string::npos);
+}
+
+//===-- Statistics and clear -----------------------------------------------------===//
+
+TEST(KernelCacheStats, PrintedAtExitAndAddedUpOnDisk) {
+  TempDir tmp;
+  std::string dir = tmp.sub("cache");
+  std::string log = tmp.sub("stderr");
+  KernelCacheKey key = sampleKey();
+  for (int run = 0; run < 2; ++run) {
+    pid_t child = ::fork();
+    ASSERT_NE(child, -1);
+    if (child == 0) {
+      // A process that exits normally: its counters go out at exit.
+      if (!std::freopen(log.c_str(), "w", stderr))
+        ::_exit(3);
+      setenv("TEGULA_CACHE_STATS", "1", 1);
+      KernelCache cache = openCache(dir);
+      (void)cache.getOrCompile(key, []() -> llvm::Expected<std::string> {
+        return std::string("image");
+      });
+      std::exit(0);
+    }
+    int status;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    std::string expected =
+        "tegula: kernel cache " + dir +
+        (run == 0 ? ": 0 hits, 1 misses, 1 compiles, 1 stores, 0 discarded, "
+                    "0 refused\n"
+                  : ": 1 hits, 0 misses, 0 compiles, 0 stores, 0 discarded, "
+                    "0 refused\n");
+    EXPECT_EQ(readFile(log), expected) << "run " << run;
+  }
+  KernelCache::DiskStatistics disk = openCache(dir).statisticsOnDisk();
+  EXPECT_EQ(disk.entries, 1u);
+  EXPECT_EQ(disk.bytes, KernelCache::kHeaderSize + 5);
+  EXPECT_EQ(disk.totals.hits, 1u);
+  EXPECT_EQ(disk.totals.misses, 1u);
+  EXPECT_EQ(disk.totals.compiles, 1u);
+  EXPECT_EQ(disk.totals.stores, 1u);
+}
+
+TEST(KernelCacheStats, ClearRemovesEntriesStaleFilesAndTotals) {
+  TempDir tmp;
+  KernelCache cache = openCache(tmp.path());
+  for (int i = 0; i < 3; ++i) {
+    KernelCacheKey key = sampleKey();
+    key.source += std::to_string(i);
+    ASSERT_FALSE(llvm::errorToBool(cache.store(key, "image")));
+  }
+  std::string entry = cache.entryPath(sampleKey());
+  plant(entry + ".tmp-" + hostName(true) + "-" + std::to_string(deadPid()) +
+            "-abcdefgh",
+        "half");
+  writeFile(tmp.sub("stats"), "hits 7\nmisses 3\n");
+  KernelCache::DiskStatistics before = cache.statisticsOnDisk();
+  EXPECT_EQ(before.entries, 3u);
+  EXPECT_EQ(before.staleFiles, 1u);
+  EXPECT_EQ(before.totals.hits, 7u);
+  EXPECT_EQ(before.totals.misses, 3u);
+  // A link out of the cache, named like an entry folder, is not followed.
+  TempDir outside;
+  writeFile(outside.sub("keep.tgk"), "not the cache's");
+  std::string link;
+  for (int i = 0; i < 256 && link.empty(); ++i) {
+    char name[3];
+    std::snprintf(name, sizeof(name), "%02x", i);
+    if (!llvm::sys::fs::exists(tmp.sub(name)))
+      link = tmp.sub(name);
+  }
+  ASSERT_EQ(::symlink(outside.path().c_str(), link.c_str()), 0);
+  llvm::Expected<size_t> removed = cache.clear();
+  ASSERT_TRUE(!!removed);
+  EXPECT_EQ(*removed, 3u);
+  EXPECT_TRUE(llvm::sys::fs::exists(outside.sub("keep.tgk")))
+      << "clear() followed a link out of the cache";
+  ASSERT_EQ(::unlink(link.c_str()), 0);
+  KernelCache::DiskStatistics after = cache.statisticsOnDisk();
+  EXPECT_EQ(after.entries, 0u);
+  EXPECT_EQ(after.staleFiles, 0u);
+  EXPECT_EQ(after.totals.hits, 0u);
+  EXPECT_EQ(filesIn(tmp.path()), std::set<std::string>{});
+}
+
 } // namespace
 
 // The C API (tegula/kernel_cache.h) over the same entries as the C++ one.
@@ -671,6 +1123,7 @@ TEST(KernelCacheC, LookupStoreAndErrors) {
   same.target = "host:x86_64";
   same.pluginName = "host";
   same.pluginVersion = "0.1.0";
+  same.options.push_back({"host-cpu", KernelCacheKey::hostCpu()});
   EXPECT_EQ(openCache(tmp.path()).lookup(same),
             std::optional<std::string>("image"));
   options[0] = "num_warps=8";

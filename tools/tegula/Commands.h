@@ -32,6 +32,9 @@ int runTargets(const std::vector<std::string> &args);
 /// `tegula inspect FILE`: the images of a kernel container.
 int runInspect(const std::vector<std::string> &args);
 
+/// `tegula cache dir|stats|clear`: the on-disk kernel cache.
+int runCache(const std::vector<std::string> &args);
+
 } // namespace tegula::cli
 
 #endif // TEGULA_TOOLS_TEGULA_COMMANDS_H

@@ -12,6 +12,12 @@
 // Several --targets (each compiled to its loadable image) make one
 // multi-target kernel container.
 //
+// Target compiles go through the on-disk kernel cache (tegula/KernelCache.h,
+// shared with Python launches; TEGULA_CACHE_DIR=none or --no-cache turns it
+// off), keyed on the tile bytecode, the target and stage, the plugin's name,
+// version and file, the compile options and the values of the environment
+// variables the plugin's options read, and for the host the exact CPU.
+//
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
 
@@ -20,6 +26,7 @@
 #include "tegula/Frontend/CodeGen.h"
 #include "tegula/Frontend/Diagnostics.h"
 #include "tegula/Frontend/Signature.h"
+#include "tegula/KernelCache.h"
 #include "tegula/runtime.hpp"
 
 #include "mlir/IR/MLIRContext.h"
@@ -29,6 +36,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+
+#include <sys/stat.h>
 
 using namespace tegula;
 using namespace tegula::frontend;
@@ -61,7 +71,10 @@ const char *kUsage =
     "                       mma=0); it overrides the option's environment\n"
     "                       variable\n"
     "  --time-stages        the wall-clock time of each target compile\n"
-    "                       stage on stderr (TEGULA_TIME_STAGES=1)\n"
+    "                       stage on stderr (TEGULA_TIME_STAGES=1; compiles\n"
+    "                       without the cache)\n"
+    "  --no-cache           compile even when the kernel cache (`tegula\n"
+    "                       cache`, TEGULA_CACHE_DIR) has the result\n"
     "Exit status: 0 success, 1 error in the kernel or its options, 2 usage.\n";
 
 int usageError(const std::string &message) {
@@ -73,33 +86,121 @@ bool isFrontEndStage(const std::string &emit) {
   return emit == "tile-ir" || emit == "tile-ir-raw" || emit == "tile-bytecode";
 }
 
+/// "path:size:mtime" of |path|: a rebuilt plugin is another key.
+std::string fileIdentity(const std::string &path) {
+  struct stat st;
+  if (path.empty() || ::stat(path.c_str(), &st) != 0)
+    return path;
+  return path + ":" + std::to_string(st.st_size) + ":" +
+         std::to_string(static_cast<long long>(st.st_mtim.tv_sec)) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+/// The cache key of compiling |bytecode| for |target| to |stage|: the
+/// plugin's identity and every setting of its options (given, or read from
+/// their environment variables).
+KernelCacheKey cacheKey(const std::vector<PluginInfo> &plugins,
+                        const std::string &target, const std::string &stage,
+                        const std::string &bytecode,
+                        const std::vector<std::pair<std::string, std::string>>
+                            &optionTexts) {
+  KernelCacheKey key;
+  key.source = bytecode;
+  key.signature = "tile-bytecode";
+  key.target = target;
+  std::string backend = llvm::StringRef(target).split(':').first.str();
+  key.pluginName = backend;
+  key.options = optionTexts;
+  key.options.emplace_back("stage", stage);
+  key.options.emplace_back("tool", "tegula compile");
+  for (const PluginInfo &plugin : plugins) {
+    if (!plugin.loaded || plugin.name != backend)
+      continue;
+    key.pluginVersion = plugin.version;
+    key.options.emplace_back("plugin-file", fileIdentity(plugin.path));
+    for (const tg_compile_option_info &option : plugin.options)
+      if (option.env && *option.env) {
+        const char *value = std::getenv(option.env);
+        key.options.emplace_back(std::string("env:") + option.env,
+                                 value ? value : "<unset>");
+      }
+    break;
+  }
+  if (backend == "host")
+    key.options.emplace_back("host-cpu", KernelCacheKey::hostCpu());
+  return key;
+}
+
+/// The one-image container of |image|, as the cache keeps it.
+std::string oneImageContainer(const Image &image) {
+  ContainerWriter writer;
+  writer.add(*image.metadata(), image.data(), image.size());
+  std::vector<uint8_t> bytes = writer.finish();
+  return std::string(bytes.begin(), bytes.end());
+}
+
 /// Compiles |bytecode| for each of |targets| through the runtime's plugins
-/// and writes the result to |output|: the stage |emit| of the one target,
-/// or (|emit| "image") a container of every target's image. Returns the
-/// exit status; errors are printed.
+/// (or takes the result from |cache|) and writes the result to |output|:
+/// the stage |emit| of the one target, or (|emit| "image") a container of
+/// every target's image. Returns the exit status; errors are printed.
 int compileForTargets(const std::vector<std::string> &targets,
                       const std::string &emit, const std::string &bytecode,
                       const std::vector<std::pair<std::string, std::string>>
                           &optionTexts,
-                      const std::string &output) {
+                      const std::string &output,
+                      const std::optional<KernelCache> &cache) {
   std::vector<tg_compile_option> options;
   for (const auto &[key, value] : optionTexts)
     options.push_back({key.c_str(), value.c_str()});
   std::string data;
   try {
     Runtime runtime;
-    if (emit != "image") {
-      Image image = runtime.compileStage(targets.front(), emit,
-                                         bytecode.data(), bytecode.size(),
-                                         options);
-      data.assign(static_cast<const char *>(image.data()), image.size());
-    } else {
-      ContainerWriter writer;
-      for (const std::string &target : targets) {
-        Image image = runtime.compile(target, bytecode.data(), bytecode.size(),
-                                      options);
-        writer.add(*image.metadata(), image.data(), image.size());
+    std::vector<PluginInfo> plugins;
+    if (cache)
+      plugins = runtime.plugins();
+    // One target's result as a one-image container, from the cache or
+    // compiled (and then kept there). Plugin errors come as tegula::Error.
+    auto compileOne = [&](const std::string &target) -> std::string {
+      auto compile = [&]() -> std::string {
+        Image image = emit == "image"
+                          ? runtime.compile(target, bytecode.data(),
+                                            bytecode.size(), options)
+                          : runtime.compileStage(target, emit, bytecode.data(),
+                                                 bytecode.size(), options);
+        return oneImageContainer(image);
+      };
+      if (!cache)
+        return compile();
+      std::optional<tegula::Error> failure;
+      llvm::Expected<std::string> blob = cache->getOrCompile(
+          cacheKey(plugins, target, emit, bytecode, optionTexts),
+          [&]() -> llvm::Expected<std::string> {
+            try {
+              return compile();
+            } catch (const tegula::Error &error) {
+              failure = error;
+              return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                             "%s", error.what());
+            }
+          });
+      if (!blob) {
+        llvm::consumeError(blob.takeError());
+        throw *failure;
       }
+      return std::move(*blob);
+    };
+    ContainerWriter writer;
+    for (const std::string &target : targets) {
+      std::string blob = compileOne(target);
+      Container one = Container::read(blob.data(), blob.size());
+      tegula_container_entry entry = one.entry(0);
+      if (emit != "image") {
+        data.assign(static_cast<const char *>(entry.image), entry.image_size);
+        break;
+      }
+      writer.add(*entry.metadata, entry.image, entry.image_size);
+    }
+    if (emit == "image") {
       std::vector<uint8_t> bytes = writer.finish();
       data.assign(bytes.begin(), bytes.end());
     }
@@ -124,7 +225,7 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
   std::vector<std::string> targets;
   std::vector<std::pair<std::string, std::string>> compileOptions;
   bool haveSignature = false, locations = false, emitGiven = false,
-       timeStages = false;
+       timeStages = false, noCache = false;
   CompileOptions options;
   std::vector<std::pair<std::string, std::string>> constexprs;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -199,6 +300,8 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
       options.enableAssertions = false;
     } else if (a == "--time-stages") {
       timeStages = true;
+    } else if (a == "--no-cache") {
+      noCache = true;
     } else if (a == "--locations") {
       locations = true;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -299,7 +402,23 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
       return 1;
     }
     os.flush();
-    return compileForTargets(targets, emit, bytecode, compileOptions, output);
+    // Timing the stages means running them; a cache that cannot be opened
+    // or is not trusted (open() warned) only costs the compile.
+    std::optional<KernelCache> cache;
+    const char *cacheDir = std::getenv("TEGULA_CACHE_DIR");
+    const char *timeEnv = std::getenv("TEGULA_TIME_STAGES");
+    bool timing = timeEnv && *timeEnv && std::string(timeEnv) != "0";
+    if (!noCache && !timing && !(cacheDir && std::string(cacheDir) == "none")) {
+      llvm::Expected<KernelCache> opened = KernelCache::openDefault();
+      if (opened)
+        cache.emplace(std::move(*opened));
+      else
+        std::fprintf(stderr, "tegula compile: warning: %s; compiling without "
+                             "the kernel cache\n",
+                     llvm::toString(opened.takeError()).c_str());
+    }
+    return compileForTargets(targets, emit, bytecode, compileOptions, output,
+                             cache);
   }
 
   std::string openError;

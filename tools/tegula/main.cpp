@@ -29,6 +29,8 @@ const Command kCommands[] = {
      tegula::cli::runTargets},
     {"inspect", "show the images a kernel container holds",
      tegula::cli::runInspect},
+    {"cache", "show the kernel cache's folder and statistics, or clear it",
+     tegula::cli::runCache},
 };
 
 void printUsage(std::FILE *out) {

@@ -19,13 +19,24 @@
 //  - A reader never sees half an entry: entries are written to a temporary
 //    file in the same folder and renamed into place.
 //  - An entry whose checksum, length, format or key does not match is never
-//    returned: lookup() deletes it and reports a miss, so it is rebuilt.
+//    returned: lookup() deletes it and reports a miss, so it is rebuilt
+//    (TEGULA_CACHE_DEBUG=1 prints one line saying why).
+//  - Nothing another user could have written is loaded (docs/runtime.md,
+//    "Trust"): a folder owned by someone other than the user or root is not
+//    used, a folder others may write to (a shared 1777 folder) is used only
+//    through the user's own subfolder `<folder>/<uid>` (mode 0700), and an
+//    entry owned by another user, writable by others or not a regular file
+//    is a miss. Each refusal prints one warning line, once per process per
+//    path and reason.
 //  - Several threads and processes may use one folder at once; two of them
 //    storing the same key leave one complete entry (the last rename wins).
 //    getOrCompile() additionally lets one of them compile while the others
-//    wait for its result (llvm::LockFileManager).
+//    wait for its result (an flock(2) lock, released by the kernel when its
+//    holder dies); temporary files and locks of dead processes are removed.
 //  - Folders the cache creates are mode 0700, entries 0600: compiled kernels
 //    of one user are not readable by others.
+//  - TEGULA_CACHE_STATS=1 prints each folder's hits and misses at exit; the
+//    totals are also kept in `<folder>/stats` (statisticsOnDisk()).
 //
 // This library uses LLVM Support (hashing, files, locks) and is separate from
 // libtegula_runtime, which must not load LLVM. docs/runtime.md describes the
@@ -79,6 +90,14 @@ struct KernelCacheKey {
   /// "tegula <version> (LLVM <version>)" of this build.
   static std::string defaultCompilerVersion();
 
+  /// The exact CPU the host plugin compiles for, as LLVM sees it:
+  /// "<llvm::sys::getHostCPUName()> <sorted +feature,-feature list>". A key
+  /// for a `host:` target must hold it (the C API adds it as the option
+  /// "host-cpu"): the target names only the architecture, the image is built
+  /// for this CPU's features, and a cache shared between machines must not
+  /// serve one of them code the other compiled.
+  static const std::string &hostCpu();
+
   /// The canonical byte encoding of the key (see the struct's comment).
   std::string serialize() const;
   /// SHA-256 of serialize().
@@ -110,12 +129,28 @@ public:
     uint64_t storeFailures = 0;
     /// getOrCompile() calls that compiled (the others hit or waited).
     uint64_t compiles = 0;
+    /// Entries not trusted (another user's, writable by others, not a
+    /// regular file): misses, left alone.
+    uint64_t refused = 0;
+  };
+
+  /// What a folder holds (statisticsOnDisk()).
+  struct DiskStatistics {
+    uint64_t entries = 0;
+    uint64_t bytes = 0;
+    /// Temporary files and locks of processes that are gone.
+    uint64_t staleFiles = 0;
+    /// The counters of every process that used the folder, added at each
+    /// one's exit, since the last clear().
+    Statistics totals;
   };
 
   /// Opens the cache in |directory|, creating it (and missing parents) with
   /// mode 0700. An existing folder keeps its mode, as the XDG base-directory
   /// specification asks. Fails when the folder cannot be created or is not a
-  /// folder.
+  /// folder. A folder that is not trusted (the file comment) opens, but as a
+  /// cache that holds nothing and stores nothing: trusted() is false,
+  /// untrustedReason() says why, and a warning says so once on stderr.
   static llvm::Expected<KernelCache> open(llvm::StringRef directory);
 
   /// The default folder: $TEGULA_CACHE_DIR when set and non-empty; otherwise
@@ -127,8 +162,13 @@ public:
   /// open(defaultDirectory()).
   static llvm::Expected<KernelCache> openDefault();
 
-  /// The cache's folder (absolute).
+  /// The cache's folder (absolute): the one asked for, or the user's own
+  /// subfolder `<folder>/<uid>` of a folder others may write to.
   const std::string &directory() const { return dir; }
+
+  /// Whether the folder may be used; when not, why (one line naming it).
+  bool trusted() const { return problem.empty(); }
+  const std::string &untrustedReason() const { return problem; }
 
   /// Where |key|'s entry lives: `<dir>/<first 2 hex digits>/<hex>.tgk`.
   std::string entryPath(const KernelCacheKey &key) const;
@@ -157,13 +197,29 @@ public:
   /// The counters so far.
   Statistics statistics() const;
 
+  /// Counts the entries and stale files and reads the totals in `stats`.
+  DiskStatistics statisticsOnDisk() const;
+
+  /// Removes temporary files and locks left by dead processes (a process
+  /// killed during a compile or a store) anywhere in the folder; returns how
+  /// many. store() does this in the entry's subfolder after each store.
+  size_t removeStaleFiles() const;
+
+  /// Removes every entry, stale file and the totals; returns how many
+  /// entries. Locks held by a running compile stay.
+  llvm::Expected<size_t> clear() const;
+
 private:
+public:
+  /// Internal: the counters of one cache, or of one folder in this process.
   struct Counters {
     std::atomic<uint64_t> hits{0}, misses{0}, discarded{0}, stores{0},
-        storeFailures{0}, compiles{0};
+        storeFailures{0}, compiles{0}, refused{0};
   };
 
-  explicit KernelCache(std::string directory);
+private:
+  KernelCache(std::string directory, std::string problem);
+  void count(std::atomic<uint64_t> Counters::*which) const;
 
   std::optional<std::string> lookupPath(const std::string &path,
                                         const std::array<uint8_t, 32> &digest,
@@ -174,7 +230,11 @@ private:
       const;
 
   std::string dir;
+  std::string problem;
   std::unique_ptr<Counters> counters;
+  /// This folder's counters for the whole process (TEGULA_CACHE_STATS and
+  /// `stats`); owned by a registry that lives until exit.
+  Counters *processCounters = nullptr;
 };
 
 } // namespace tegula

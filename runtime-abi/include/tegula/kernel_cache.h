@@ -23,7 +23,9 @@ extern "C" {
 
 /** Everything a cached kernel depends on (tegula::KernelCacheKey). Strings
  *  are NUL-terminated; NULL reads as "". The lists are "NAME=VALUE" texts in
- *  any order. */
+ *  any order. For the host plugin (plugin_name "host" or a "host:" target)
+ *  the key also holds the exact CPU (tegula::KernelCacheKey::hostCpu()), as
+ *  the option "host-cpu". */
 typedef struct tegula_cache_key {
   size_t struct_size;
   const char *source;
@@ -45,13 +47,16 @@ typedef struct tegula_cache_key {
  *  Returns 1 and the entry's bytes in *|data| / *|size| (free with
  *  tegula_cache_free) on a hit, 0 on a miss, -1 on an error (the folder
  *  cannot be opened) with the message in *|error| (free with
- *  tegula_cache_free). A corrupt entry is deleted and is a miss. */
+ *  tegula_cache_free). A corrupt entry is deleted and is a miss; so is a
+ *  folder or entry that is not trusted (docs/runtime.md, "Trust"), with a
+ *  warning on stderr once per path. */
 TEGULA_API int tegula_cache_lookup(const char *directory,
                                    const tegula_cache_key *key, void **data,
                                    size_t *size, char **error);
 
 /** Stores |size| bytes at |data| for |key|, atomically. Returns 0, or -1
- *  with the reason in *|error| (free with tegula_cache_free). */
+ *  with the reason in *|error| (free with tegula_cache_free); an untrusted
+ *  folder is such an error. */
 TEGULA_API int tegula_cache_store(const char *directory,
                                   const tegula_cache_key *key,
                                   const void *data, size_t size, char **error);

@@ -1116,6 +1116,20 @@ PyValue CodeGen::callValue(const PyValue &callee, CallArgs &args,
       return args.positional[0];
     }
     error(loc, "'" + callee.str + "' cannot be called inside a kernel");
+  case PyValue::Namespace: {
+    // A name imported from a module that is not Triton's: the user's own
+    // helpers from another file, which the front end does not follow.
+    llvm::StringRef path = callee.str;
+    if (!path.starts_with("triton") && !path.starts_with("tegula") &&
+        !path.starts_with("tl")) {
+      auto [module, leaf] = path.rsplit('.');
+      error(loc, "'" + (calleeName.empty() ? leaf.str() : calleeName) +
+                     "' is imported from module '" + module.str() +
+                     "': calling @jit functions of other modules is not "
+                     "supported yet (define the helper in the kernel's file)");
+    }
+    [[fallthrough]];
+  }
   default:
     error(loc, "'" + (calleeName.empty() ? describe(callee) : calleeName) +
                    "' is not callable");

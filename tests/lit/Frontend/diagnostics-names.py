@@ -25,11 +25,13 @@
 # RUN: not tegula compile %s --kernel k_range_outside_for --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=RANGE-VALUE
 # RUN: not tegula compile %s --kernel k_not_callable --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=NOT-CALLABLE
 # RUN: not tegula compile %s --kernel k_helper_error --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=HELPER-ERR
+# RUN: not tegula compile %s --kernel k_other_module --signature '*i32' 2>&1 | FileCheck %s --strict-whitespace --check-prefix=OTHER-MODULE
 
 
 import triton
 import triton.language as tl
 from triton.language import maximun
+from .kernel_utils import twice  # a helper in another file of the package
 
 
 @triton.jit
@@ -190,3 +192,9 @@ def k_helper_error(o_ptr):
     # HELPER-ERR-NEXT: {{^}}        ^{{$}}
     y = bad_helper(x)
 
+
+@triton.jit
+def k_other_module(o_ptr):
+    x = tl.arange(0, 16)
+    # OTHER-MODULE: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:9: error: 'twice' is imported from module '.kernel_utils': calling @jit functions of other modules is not supported yet (define the helper in the kernel's file){{$}}
+    y = twice(x)

@@ -501,6 +501,17 @@ static LogicalResult convertRestToLLVM(ModuleOp module) {
   return success();
 }
 
+/// Applies |patterns| to |ops| and to the ops they create, and to nothing
+/// else.
+static LogicalResult rewriteOnly(ArrayRef<Operation *> ops,
+                                 RewritePatternSet &&patterns) {
+  if (ops.empty())
+    return success();
+  GreedyRewriteConfig config;
+  config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
+  return applyOpPatternsAndFold(ops, std::move(patterns), config);
+}
+
 FailureOr<LoweredKernel>
 tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
                         const LoweringOptions &options) {
@@ -590,10 +601,7 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
     module.walk([&](math::FPowIOp op) { powers.push_back(op); });
     RewritePatternSet patterns(ctx);
     populateExpandFPowIPattern(patterns);
-    GreedyRewriteConfig config;
-    config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
-    if (!powers.empty() &&
-        failed(applyOpPatternsAndFold(powers, std::move(patterns), config)))
+    if (failed(rewriteOnly(powers, std::move(patterns))))
       return failure();
   }
   if (options.polynomialMath) {
@@ -621,10 +629,7 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
     populateExpandAtanhPattern(patterns);
     populateExpandPowFPattern(patterns);
     populateMathPolynomialApproximationPatterns(patterns);
-    GreedyRewriteConfig config;
-    config.strictMode = GreedyRewriteStrictness::ExistingAndNewOps;
-    if (!mathOps.empty() &&
-        failed(applyOpPatternsAndFold(mathOps, std::move(patterns), config)))
+    if (failed(rewriteOnly(mathOps, std::move(patterns))))
       return failure();
   }
   if (failed(convertRestToLLVM(module)))

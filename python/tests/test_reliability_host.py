@@ -240,3 +240,19 @@ def test_int32_annotation_refuses_wider_values(host):
                            r"hold %d" % bad):
             int32_annotated_kernel[(1,)](x, bad, device=host)
     assert x[0] == 2**31 - 1
+
+
+def test_tiles_beyond_triton_s_maximum_are_refused(host):
+    # 2^25-element tiles in scratch crashed at launch; like Triton, no tile
+    # may hold more than TRITON_MAX_TENSOR_NUMEL (2^20) elements.
+    from kernels.reliability_kernels import big_cumsum_kernel
+    n = 1 << 20
+    x = np.ones(n, dtype=np.float32)
+    y = np.zeros(n, dtype=np.float32)
+    big_cumsum_kernel[(1,)](x, y, N=n, device=host)
+    np.testing.assert_array_equal(y, np.arange(1, n + 1, dtype=np.float32))
+    for n in (1 << 21, 1 << 25):
+        with pytest.raises(tegula.CompilationError,
+                           match=r"reliability_kernels\.py:\d+:\d+: error: numel \(%d\) exceeds "
+                                 r"triton maximum tensor numel \(1048576\)" % n):
+            big_cumsum_kernel[(1,)](x, y, N=n, device=host)

@@ -476,6 +476,8 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
         return PyValue::marker(name.str());
       if (name == "PropagateNan")
         return PyValue::ns("PropagateNan");
+      if (name == "TRITON_MAX_TENSOR_NUMEL")
+        return PyValue::ofInt(Semantic::kMaxTensorNumel);
       if (isTlBuiltin(name))
         return PyValue::builtin(name.str());
       if (const FunctionDef *f = stdlib.lookupFunction(name))

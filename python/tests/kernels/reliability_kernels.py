@@ -65,3 +65,9 @@ def huge_arange_kernel(x_ptr):
 @tegula.jit
 def int32_annotated_kernel(x_ptr, n: tl.int32):
     tl.store(x_ptr, n)
+
+
+@tegula.jit
+def big_cumsum_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y_ptr + offs, tl.cumsum(tl.load(x_ptr + offs), 0))

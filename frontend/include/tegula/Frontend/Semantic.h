@@ -64,6 +64,9 @@ struct MemoryOptions {
 /// Builds tile IR for Triton operations at the builder's insertion point.
 class Semantic {
 public:
+  /// Triton's TRITON_MAX_TENSOR_NUMEL: the most elements a block holds.
+  static constexpr int64_t kMaxTensorNumel = 1048576;
+
   explicit Semantic(mlir::OpBuilder &builder)
       : b(builder), currentLoc(builder.getUnknownLoc()) {}
 
@@ -245,7 +248,17 @@ private:
     return b.create<OpTy>(*currentLoc, std::forward<Args>(args)...);
   }
   /// A value of |type| from |value|.
-  TValue wrap(mlir::Value value, TType type) { return {value, std::move(type)}; }
+  /// Every op's result passes here: a block beyond Triton's maximum number
+  /// of elements is refused, as Triton's block_type refuses it (larger
+  /// tiles overflowed the lowering's 32-bit scratch offsets).
+  TValue wrap(mlir::Value value, TType type) {
+    if (type.isBlock() && type.numel() > kMaxTensorNumel)
+      throw SemanticError("numel (" + std::to_string(type.numel()) +
+                          ") exceeds triton maximum tensor numel (" +
+                          std::to_string(kMaxTensorNumel) + ")");
+    return {value, std::move(type)};
+  }
+
 
   mlir::OpBuilder &b;
   std::optional<mlir::Location> currentLoc;

@@ -470,8 +470,10 @@ public:
   /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per instruction
   /// (B, and A unless in registers, described by shared-memory matrix
   /// descriptors derived from one root per K chain), `wgmma.commit_group`
-  /// and `wgmma.wait_group 0`; the accumulators are the statement's
-  /// outputs, so nothing reads them before the wait.
+  /// and `wgmma.wait_group pendingGroups`; the accumulators are the
+  /// statement's outputs, so nothing reads them before the wait (with
+  /// pendingGroups 1 the caller keeps them for a later group or for
+  /// buildSharedMultiplyWait).
   FailureOr<SmallVector<Value>>
   buildSharedMultiply(OpBuilder &builder, Location loc,
                       const MatrixLayout &layout,
@@ -639,8 +641,11 @@ public:
         text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n";
       }
     }
+    if (group.pendingGroups < 0 || group.pendingGroups > 1)
+      return failure();
     text += "wgmma.commit_group.sync.aligned;\n"
-            "wgmma.wait_group.sync.aligned 0;\n}";
+            "wgmma.wait_group.sync.aligned " +
+            std::to_string(group.pendingGroups) + ";\n}";
     auto resultType = LLVM::LLVMStructType::getLiteral(
         context, SmallVector<Type>(total, f32));
     auto mma = buildPtx(builder, loc, resultType, operands, text, constraints,
@@ -649,6 +654,42 @@ public:
     for (int64_t i = 0; i < total; ++i)
       result.push_back(builder.create<LLVM::ExtractValueOp>(
           loc, mma.getResult(0), ArrayRef<int64_t>{i}));
+    return result;
+  }
+  bool hasAsyncGroups(const MatrixLayout &layout) const override {
+    return isLayout(layout, 1, {});
+  }
+  /// `wgmma.wait_group pending` with every accumulator an output tied to its
+  /// input: the values after the statement are those the retired groups
+  /// wrote.
+  FailureOr<SmallVector<Value>>
+  buildSharedMultiplyWait(OpBuilder &builder, Location loc,
+                          const MatrixLayout &layout, int64_t pending,
+                          ValueRange acc) const override {
+    if (!hasAsyncGroups(layout) || pending < 0 || pending > 7 ||
+        llvm::any_of(acc, [](Value v) { return !v.getType().isF32(); }))
+      return failure();
+    int64_t total = static_cast<int64_t>(acc.size());
+    std::string constraints;
+    for (int64_t i = 0; i < total; ++i)
+      constraints += (i ? ",=f" : "=f");
+    for (int64_t i = 0; i < total; ++i)
+      constraints += "," + std::to_string(i);
+    std::string text =
+        "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+    SmallVector<Type> types(total, builder.getF32Type());
+    Type resultType =
+        total == 1 ? types.front()
+                   : LLVM::LLVMStructType::getLiteral(builder.getContext(),
+                                                      types);
+    auto wait = buildPtx(builder, loc, resultType, acc, text, constraints,
+                         /*sideEffects=*/true);
+    if (total == 1)
+      return SmallVector<Value>{wait.getResult(0)};
+    SmallVector<Value> result;
+    for (int64_t i = 0; i < total; ++i)
+      result.push_back(builder.create<LLVM::ExtractValueOp>(
+          loc, wait.getResult(0), ArrayRef<int64_t>{i}));
     return result;
   }
 };

@@ -109,6 +109,14 @@ MatrixUnit::buildSharedMultiply(OpBuilder &, Location, const MatrixLayout &,
   return failure();
 }
 
+bool MatrixUnit::hasAsyncGroups(const MatrixLayout &) const { return false; }
+
+FailureOr<SmallVector<Value>>
+MatrixUnit::buildSharedMultiplyWait(OpBuilder &, Location, const MatrixLayout &,
+                                    int64_t, ValueRange) const {
+  return failure();
+}
+
 bool MatrixUnitRegistry::add(const MatrixUnit &unit) {
   if (lookup(unit.getKind()))
     return false;

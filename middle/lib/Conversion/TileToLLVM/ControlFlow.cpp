@@ -68,8 +68,7 @@ LogicalResult lowerFor(Lowerer &l, RegionCarrier &carrier, scf::ForOp op) {
     yieldInto(l, carrier, op.getBody()->getTerminator(), *slots);
   }
   carrier.bind(op.getResults(), *slots, loop.getResults());
-  carrier.finishLoop(op);
-  return success();
+  return carrier.finishLoop(op);
 }
 
 LogicalResult lowerIf(Lowerer &l, RegionCarrier &carrier, scf::IfOp op) {

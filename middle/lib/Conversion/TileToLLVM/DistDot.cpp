@@ -29,6 +29,8 @@
 
 #include "tegula/BackendKit/AsyncCopy.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::lowering;
@@ -348,6 +350,7 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
   };
 
   backend::SharedMatrixMultiply instructions;
+  instructions.pendingGroups = l.asyncDots.contains(op) ? 1 : 0;
   instructions.m = instrM;
   instructions.n = instrN;
   instructions.k = *instrK;
@@ -626,18 +629,90 @@ Value swizzledAddress(DistLowerer &l, Location loc,
 
 /// Ends the conversion to a shared operand |result| placed as |placement|:
 /// this thread's writes made visible to the matrix unit, every thread's
-/// done (a barrier), the place recorded for the dot.
+/// done (a barrier) unless |synchronize| is false (a later conversion does
+/// both), the place recorded for the dot.
 LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
                                   DistLowerer::SharedOperand shared,
-                                  const OperandPlacement &placement) {
-  sharedOperandUnit(l, result).first->buildSharedOperandFence(l.b, loc);
-  l.barrier(loc);
+                                  const OperandPlacement &placement,
+                                  bool synchronize = true) {
+  if (synchronize) {
+    sharedOperandUnit(l, result).first->buildSharedOperandFence(l.b, loc);
+    l.barrier(loc);
+  }
   shared.contiguousDim = placement.contiguous;
   shared.swizzleBytes = placement.swizzle;
   shared.rows = placement.rows;
   l.sharedOperands[result] = shared;
   l.setRegs(result, {});
   return success();
+}
+
+} // namespace
+
+namespace {
+
+/// In the body of |loop|, a pipelined loop whose asynchronous operand loads
+/// are |loads|: the conversions that leave their fence and barrier to a
+/// later one of the same run, and the dots that may stay in flight across
+/// iterations (DistLowerer::asyncSyncDeferred, asyncDots).
+void findAsyncDots(DistLowerer &l, scf::ForOp loop,
+                   ArrayRef<Operation *> loads) {
+  Block *body = loop.getBody();
+  // A run of conversions with nothing between them that has side effects or
+  // reads what an earlier one of the run converted: the last one's barrier
+  // serves them all.
+  Operation *previous = nullptr;
+  llvm::SmallPtrSet<Operation *, 4> run;
+  for (Operation &op : body->without_terminator()) {
+    bool readsRun = llvm::any_of(op.getOperands(), [&](Value operand) {
+      return run.contains(operand.getDefiningOp());
+    });
+    if (l.asyncPending.count(&op) && !readsRun) {
+      if (previous)
+        l.asyncSyncDeferred.insert(previous);
+      previous = &op;
+      run.insert(&op);
+    } else if (readsRun || !isMemoryEffectFree(&op) ||
+               op.getNumRegions() != 0) {
+      previous = nullptr;
+      run.clear();
+    }
+  }
+
+  for (Operation &op : body->without_terminator()) {
+    auto dot = dyn_cast<tile::DotOp>(&op);
+    if (!dot)
+      continue;
+    auto matrix = dyn_cast_or_null<tile::MatrixLayoutAttr>(
+        cast<RankedTensorType>(dot.getD().getType()).getEncoding());
+    const backend::MatrixUnit *unit =
+        matrix ? l.matrixUnits.lookup(matrix.getKind()) : nullptr;
+    if (!unit || !unit->readsSharedOperands(toMatrixLayout(matrix)) ||
+        !unit->hasAsyncGroups(toMatrixLayout(matrix)))
+      continue;
+    // The accumulator goes around the loop through this dot alone.
+    auto acc = dyn_cast<BlockArgument>(dot.getC());
+    if (!acc || acc.getOwner() != body || acc.getArgNumber() == 0 ||
+        !acc.hasOneUse() || !dot.getD().hasOneUse())
+      continue;
+    unsigned index = acc.getArgNumber() - 1;
+    if (loop.getYieldedValues()[index] != dot.getD())
+      continue;
+    // Both operands in rings whose next buffers are filled after the dot:
+    // by then the group that read them (the previous iteration's) is retired.
+    auto ringed = [&](Value operand) {
+      Operation *convert = operand.getDefiningOp();
+      return convert && convert->getBlock() == body &&
+             l.asyncPending.count(convert);
+    };
+    if (!ringed(dot.getA()) || !ringed(dot.getB()) ||
+        llvm::any_of(loads, [&](Operation *load) {
+          return load->isBeforeInBlock(dot);
+        }))
+      continue;
+    l.asyncDots.insert(dot);
+    l.asyncAccumulators[loop].push_back({index, dot});
+  }
 }
 
 } // namespace
@@ -732,6 +807,7 @@ tegula::lowering::findAsyncOperandLoads(DistLowerer &l, tile::FuncOp kernel) {
           ++before;
       it->second = it->second * perIteration + before;
     }
+    findAsyncDots(l, loop, loads);
   }
   return buffers;
 }
@@ -819,7 +895,8 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
       copies->buildWait(b, loc, pending->second);
     shared.dynamicOffset = l.regsOf(source).front();
-    return finishSharedOperand(l, loc, result, shared, *placement);
+    return finishSharedOperand(l, loc, result, shared, *placement,
+                               !l.asyncSyncDeferred.contains(convert));
   }
 
   // An operand in the accumulator layout of an earlier dot of the same

@@ -103,15 +103,34 @@ public:
 
   LogicalResult lowerOp(Operation *op) override { return l.lowerDistOp(op); }
 
-  /// Copies a pipelined loop issued past its end (predicated off, zero
-  /// filling) land before anything else uses shared memory.
-  void finishLoop(scf::ForOp loop) override {
+  /// The matrix-unit groups a pipelined loop left in flight are retired,
+  /// and the copies it issued past its end (predicated off, zero filling)
+  /// land, before anything reads the accumulators or uses shared memory.
+  LogicalResult finishLoop(scf::ForOp loop) override {
+    Location loc = loop.getLoc();
+    if (auto accs = l.asyncAccumulators.find(loop);
+        accs != l.asyncAccumulators.end())
+      for (auto [index, dot] : accs->second) {
+        auto matrix = cast<tile::MatrixLayoutAttr>(
+            cast<RankedTensorType>(dot->getResult(0).getType())
+                .getEncoding());
+        Value result = loop->getResult(index);
+        FailureOr<SmallVector<Value>> waited =
+            l.matrixUnits.lookup(matrix.getKind())
+                ->buildSharedMultiplyWait(l.b, loc, toMatrixLayout(matrix), 0,
+                                          l.regsOf(result));
+        if (failed(waited))
+          return l.unsupported(dot, "the target cannot wait for " +
+                                        matrix.getKind() + " groups");
+        l.setRegs(result, std::move(*waited));
+      }
     if (llvm::any_of(l.asyncLoads,
                      [&](auto &entry) { return entry.second.loop == loop; })) {
       if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
-        copies->buildWait(l.b, loop.getLoc(), 0);
-      l.barrier(loop.getLoc());
+        copies->buildWait(l.b, loc, 0);
+      l.barrier(loc);
     }
+    return success();
   }
 
 private:

@@ -176,6 +176,21 @@ public:
   /// Per conversion of an asynchronously loaded tile: how many of the most
   /// recent copy groups may still be in flight when it reads its buffer.
   llvm::DenseMap<mlir::Operation *, int64_t> asyncPending;
+  /// Conversions of asynchronously loaded tiles that only wait for their
+  /// copies: a later conversion of the same run (nothing with side effects
+  /// in between) fences and meets the other threads at the barrier for both.
+  llvm::DenseSet<mlir::Operation *> asyncSyncDeferred;
+  /// Dots that accumulate across the iterations of a pipelined loop and
+  /// leave their group in flight (MatrixUnit::hasAsyncGroups,
+  /// SharedMatrixMultiply::pendingGroups 1): the accumulator is an iter_arg
+  /// only the dot uses, the result goes only to the yield, both operands
+  /// come from rings of buffers filled after the dot in the loop body.
+  llvm::DenseSet<mlir::Operation *> asyncDots;
+  /// Per loop (old scf.for) with such dots: the results that carry their
+  /// accumulators, and the dot; finishLoop waits for them.
+  llvm::DenseMap<mlir::Operation *,
+                 llvm::SmallVector<std::pair<unsigned, mlir::Operation *>>>
+      asyncAccumulators;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
   mlir::Value sharedOperandBase;
   uint64_t operandBytes = 0;

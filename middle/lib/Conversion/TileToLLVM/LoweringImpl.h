@@ -215,7 +215,9 @@ public:
   /// (tile.return) is control flow too.
   mlir::LogicalResult lowerBlock(mlir::Block &block);
   /// Called once |loop| is lowered, with the builder after it.
-  virtual void finishLoop(mlir::scf::ForOp loop) {}
+  virtual mlir::LogicalResult finishLoop(mlir::scf::ForOp loop) {
+    return mlir::success();
+  }
 };
 
 /// Lowers |op| when it is control flow (scf.for, scf.if, scf.while,

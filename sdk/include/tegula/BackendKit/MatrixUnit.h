@@ -41,7 +41,14 @@
 //     stores visible to the unit. An instruction's accumulators are, in
 //     register order, the registers of the accumulator layout covering this
 //     warp's rows of it (the first M/warps*N/warpSize); an A in registers
-//     gives the first M/warps*K/warpSize registers of its layout.
+//     gives the first M/warps*K/warpSize registers of its layout;
+//   - asynchronous groups (hasAsyncGroups()): a dot that accumulates across
+//     the iterations of a software-pipelined loop (its accumulator an
+//     iter_arg used by it alone, its result yielded back, both operands in
+//     rings of buffers filled after it in the loop body) leaves its group
+//     in flight with SharedMatrixMultiply::pendingGroups = 1, so the unit
+//     computes while the next iteration's copies and addresses are issued;
+//     after the loop, buildSharedMultiplyWait(0) retires it.
 //
 // Like TargetHooks, families never cross the plugin C boundary (a plugin
 // uses them inside itself) and must be stateless or thread-safe: one
@@ -153,6 +160,16 @@ struct SharedMatrixMultiply {
     llvm::SmallVector<int64_t> accIndices;
   };
   llvm::SmallVector<Instruction> instructions;
+  /// How many of the most recently issued groups, this one included, may
+  /// still be in flight when the group's code ends (only for a family whose
+  /// hasAsyncGroups() is true). 0: the group and every earlier one are
+  /// complete. 1: this group runs on while later code executes and every
+  /// earlier group is complete; the returned accumulators then belong to a
+  /// group in flight, and the caller may hand them only to a later group
+  /// of the same family (as its accumulators) or to
+  /// buildSharedMultiplyWait(), never read them otherwise, and must not
+  /// overwrite the group's shared operands until a later wait retired it.
+  int64_t pendingGroups = 0;
 };
 
 /// One family of matrix instructions of a target (see the file comment).
@@ -261,6 +278,18 @@ public:
   virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>> buildSharedMultiply(
       mlir::OpBuilder &builder, mlir::Location loc, const MatrixLayout &layout,
       const SharedMatrixMultiply &group, mlir::ValueRange acc) const;
+  /// Whether buildSharedMultiply() of |layout| can leave its group in
+  /// flight (SharedMatrixMultiply::pendingGroups) and buildSharedMultiplyWait
+  /// retires such groups. Default: false.
+  virtual bool hasAsyncGroups(const MatrixLayout &layout) const;
+  /// Waits until at most |pending| groups of this thread's are in flight and
+  /// returns |acc| (accumulators of groups left in flight by
+  /// buildSharedMultiply) as values that may be read once the groups that
+  /// wrote them are retired. Default: failure.
+  virtual mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+  buildSharedMultiplyWait(mlir::OpBuilder &builder, mlir::Location loc,
+                          const MatrixLayout &layout, int64_t pending,
+                          mlir::ValueRange acc) const;
 };
 
 /// The matrix-unit families of one compile, by kind. It does not own them:

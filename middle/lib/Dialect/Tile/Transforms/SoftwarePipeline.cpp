@@ -4,8 +4,9 @@
 // manner of Triton's: a load whose only use is a conversion to a dot
 // operand kept in shared memory (the target says which layouts those are)
 // is issued numStages - 1 iterations ahead of its use, together with the
-// address computations it needs (stage 0); everything else stays where it
-// was (the last stage). MLIR's scf pipeliner does the mechanics: the
+// address computations it needs (stage 0; after the rest of the body, the
+// last stage, when a dot accumulates across the iterations). MLIR's scf
+// pipeliner does the mechanics: the
 // prologue issues the first numStages - 1 iterations' loads, the loop
 // carries the loaded tiles in iter_args, and loads past the end are
 // predicated off through their masks (a scalar mask for block pointers),
@@ -108,6 +109,28 @@ Operation *predicateLoad(RewriterBase &rewriter, LoadOp load, Value predicate) {
   return load;
 }
 
+/// Whether a dot of |loop|'s body accumulates across its iterations (its
+/// accumulator an iter_arg that only it uses, its result yielded back) on
+/// operands converted from |loads|: a matrix unit may then keep it in
+/// flight into the next iteration when the loads come after it.
+bool hasAccumulatingDot(scf::ForOp loop, ArrayRef<LoadOp> loads) {
+  auto fromLoad = [&](Value operand) {
+    auto convert = operand.getDefiningOp<ConvertLayoutOp>();
+    auto load = convert ? convert.getSrc().getDefiningOp<LoadOp>() : LoadOp();
+    return load && llvm::is_contained(loads, load);
+  };
+  Block *body = loop.getBody();
+  for (auto dot : body->getOps<DotOp>()) {
+    auto acc = dyn_cast<BlockArgument>(dot.getC());
+    if (acc && acc.getOwner() == body && acc.getArgNumber() > 0 &&
+        acc.hasOneUse() && dot.getD().hasOneUse() &&
+        loop.getYieldedValues()[acc.getArgNumber() - 1] == dot.getD() &&
+        fromLoad(dot.getA()) && fromLoad(dot.getB()))
+      return true;
+  }
+  return false;
+}
+
 LogicalResult pipelineLoop(scf::ForOp loop, unsigned numStages,
                            function_ref<bool(Type)> isShared) {
   SmallVector<LoadOp> loads = getOperandLoads(loop, isShared);
@@ -123,10 +146,23 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned numStages,
   unsigned last = numStages - 1;
 
   scf::PipeliningOption options;
+  // With a dot accumulating across iterations, the body does this
+  // iteration's work first and issues the later iteration's loads after it,
+  // as Triton's schedule does: the buffers they fill were read by the
+  // previous iteration's dot, which a matrix unit may still be computing
+  // while this iteration's dot is issued (the lowering retires it before
+  // the loads: findAsyncDots). Otherwise the body keeps its order, each
+  // load where it was.
+  bool loadsLast = hasAccumulatingDot(loop, loads);
   options.getScheduleFn =
       [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &schedule) {
         for (Operation &op : loop.getBody()->without_terminator())
-          schedule.emplace_back(&op, first->contains(&op) ? 0 : last);
+          if (!loadsLast || !first->contains(&op))
+            schedule.emplace_back(&op, first->contains(&op) ? 0 : last);
+        if (loadsLast)
+          for (Operation &op : loop.getBody()->without_terminator())
+            if (first->contains(&op))
+              schedule.emplace_back(&op, 0);
       };
   options.peelEpilogue = false;
   options.supportDynamicLoops = true;

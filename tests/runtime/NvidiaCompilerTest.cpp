@@ -571,6 +571,34 @@ TEST(NvidiaTargetHooks, BadRequestsAreErrors) {
   EXPECT_TRUE(failed(getNvidiaWgmmaUnit().buildSharedMultiply(
       b, loc, backend::MatrixLayout{"nvidia.wgmma", {1}, {4, 1}, {64, 64}},
       i8Group, c)));
+  // Groups left in flight: at most one (the previous iteration's); the wait
+  // takes f32 accumulators only, and a family without async groups has none.
+  backend::MatrixLayout wgmma{"nvidia.wgmma", {1}, {4, 1}, {64, 64}};
+  backend::SharedMatrixMultiply twoPending;
+  twoPending.m = 64;
+  twoPending.n = 64;
+  twoPending.k = 16;
+  twoPending.aType = twoPending.bType = b.getF16Type();
+  twoPending.pendingGroups = 2;
+  EXPECT_TRUE(failed(getNvidiaWgmmaUnit().buildSharedMultiply(
+      b, loc, wgmma, twoPending, SmallVector<Value>(32, f32))));
+  EXPECT_TRUE(getNvidiaWgmmaUnit().hasAsyncGroups(wgmma));
+  EXPECT_FALSE(mma.hasAsyncGroups(v2));
+  EXPECT_TRUE(
+      failed(mma.buildSharedMultiplyWait(b, loc, v2, 0, ValueRange(c))));
+  EXPECT_TRUE(failed(getNvidiaWgmmaUnit().buildSharedMultiplyWait(
+      b, loc, wgmma, 0, ValueRange(a))));
+  FailureOr<SmallVector<Value>> waited =
+      getNvidiaWgmmaUnit().buildSharedMultiplyWait(b, loc, wgmma, 1,
+                                                   ValueRange(c));
+  ASSERT_TRUE(succeeded(waited));
+  ASSERT_EQ(waited->size(), c.size());
+  auto wait = (*waited)[0].getDefiningOp<LLVM::ExtractValueOp>()
+                  .getContainer()
+                  .getDefiningOp<LLVM::InlineAsmOp>();
+  ASSERT_TRUE(wait);
+  EXPECT_EQ(wait.getAsmString(), "wgmma.wait_group.sync.aligned 1;");
+  EXPECT_EQ(wait.getConstraints(), "=f,=f,=f,=f,0,1,2,3");
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "nvidia shuffle: cannot shuffle a value of type 'i64' "
                        "(i32 or f32 only; the caller splits wider values)");

@@ -141,6 +141,13 @@ public:
   void buildBarrier(OpBuilder &builder, Location loc) const override {
     builder.create<NVVM::Barrier0Op>(loc);
   }
+  /// shfl.sync.idx.b32 from lane 0: ptxas then keeps what derives from it
+  /// (the warp id, shared-memory descriptors of wgmma) in uniform registers.
+  Value buildWarpUniform(OpBuilder &builder, Location loc,
+                         Value value) const override {
+    return buildShuffle(builder, loc, value, ShuffleKind::Index,
+                        constantI32(builder, loc, 0));
+  }
   /// shfl.sync.{bfly,up,down,idx}.b32 over all 32 lanes (member mask
   /// 0xffffffff; clamp 0x1f, or 0 for `up`, as PTX defines them).
   Value buildShuffle(OpBuilder &builder, Location loc, Value value,

@@ -90,6 +90,11 @@ LogicalResult TargetHooks::buildAbort(OpBuilder &builder, Location loc,
 void TargetHooks::buildAtomicFence(OpBuilder &, Location, bool, MemoryOrder,
                                    MemoryScope) const {}
 
+mlir::Value TargetHooks::buildWarpUniform(mlir::OpBuilder &, mlir::Location,
+                                          mlir::Value value) const {
+  return value;
+}
+
 llvm::StringRef TargetHooks::getAtomicSyncScope(MemoryScope) const {
   return "";
 }

@@ -627,6 +627,88 @@ Value swizzledAddress(DistLowerer &l, Location loc,
                                ValueRange{bytes});
 }
 
+/// The element offset of (|row|, |col|) (along the other and the contiguous
+/// dimension) in an operand placed as |placement|: swizzledAddress's
+/// arithmetic on numbers.
+int64_t swizzledElement(const OperandPlacement &placement, int64_t row,
+                        int64_t col) {
+  int64_t atom = placement.swizzle / 2;
+  int64_t perPhase = 128 / placement.swizzle, maxPhase = placement.swizzle / 16;
+  int64_t element = (col / atom) * atom * placement.rows + row * atom +
+                    col % atom;
+  return element ^ (((row / perPhase) % maxPhase) << 3);
+}
+
+/// The shared addresses of the registers of |layout| in an operand placed
+/// as |placement| at byte |offset| (i32) of the operand area. A register
+/// whose element lies the same distance from register 0's in every thread
+/// (copies 8k rows apart see the same swizzle phase) is register 0's
+/// address plus that distance, an immediate of the access, instead of an
+/// address computed and kept per register.
+class OperandAddresses {
+public:
+  OperandAddresses(DistLowerer &l, Location loc,
+                   const OperandPlacement &placement, Value offset,
+                   const DistLayout &layout)
+      : l(l), loc(loc), placement(placement), offset(offset), layout(layout) {
+    int64_t threads = int64_t(1)
+                      << (layout.laneBases.size() + layout.warpBases.size());
+    for (int64_t t = 0; t < threads; ++t) {
+      Coords coords(layout.getRank(), 0);
+      for (auto [bit, basis] : llvm::enumerate(llvm::concat<const Coords>(
+               layout.laneBases, layout.warpBases)))
+        if (t >> bit & 1)
+          for (int64_t d = 0; d < layout.getRank(); ++d)
+            coords[d] ^= basis[d];
+      threadCoords.push_back(std::move(coords));
+    }
+  }
+
+  Value get(int64_t reg) {
+    std::optional<int64_t> distance = reg ? distanceFromFirst(reg) : 0;
+    if (!distance)
+      return swizzledAddress(l, loc, placement, offset,
+                             l.regCoords(loc, layout, reg));
+    if (!first)
+      first = swizzledAddress(l, loc, placement, offset,
+                              l.regCoords(loc, layout, 0));
+    if (*distance == 0)
+      return first;
+    return l.b.create<LLVM::GEPOp>(
+        loc, first.getType(), l.b.getI8Type(), first,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(*distance * 2)});
+  }
+
+private:
+  /// The element distance from register 0 to |reg|, when every thread has
+  /// the same.
+  std::optional<int64_t> distanceFromFirst(int64_t reg) const {
+    std::optional<int64_t> distance;
+    int64_t contiguous = placement.contiguous;
+    for (const Coords &thread : threadCoords) {
+      auto element = [&](int64_t r) {
+        const Coords &at = layout.regOffsets[r];
+        return swizzledElement(placement,
+                               at[1 - contiguous] ^ thread[1 - contiguous],
+                               at[contiguous] ^ thread[contiguous]);
+      };
+      int64_t d = element(reg) - element(0);
+      if (distance && *distance != d)
+        return std::nullopt;
+      distance = d;
+    }
+    return distance;
+  }
+
+  DistLowerer &l;
+  Location loc;
+  const OperandPlacement &placement;
+  Value offset;
+  const DistLayout &layout;
+  SmallVector<Coords> threadCoords;
+  Value first;
+};
+
 /// Ends the conversion to a shared operand |result| placed as |placement|:
 /// this thread's writes made visible to the matrix unit, every thread's
 /// done (a barrier) unless |synchronize| is false (a later conversion does
@@ -774,8 +856,8 @@ tegula::lowering::findAsyncOperandLoads(DistLowerer &l, tile::FuncOp kernel) {
     DistLowerer::AsyncLoad info;
     info.convert = convert.getResult();
     info.slots = slots;
-    info.ahead = static_cast<int64_t>(chain.size());
     info.loop = loop;
+    info.previous = chain.back();
     l.asyncLoads[inLoop] = info;
     l.asyncValues.insert(inLoop.getResult());
     for (BlockArgument x : chain) {
@@ -827,35 +909,22 @@ LogicalResult tegula::lowering::lowerAsyncOperandLoad(DistLowerer &l,
   if (info.slot >= 0) {
     offset = l.constI32(loc, base + info.slot * placement->bytes);
   } else {
-    // The buffer of iteration (iv - lb) / step + ahead.
-    auto loop = cast<scf::ForOp>(info.loop);
-    Value iteration = b.create<arith::DivSIOp>(
-        loc,
-        b.create<arith::SubIOp>(loc, l.lookup(loop.getInductionVar()),
-                                l.lookup(loop.getLowerBound())),
-        l.lookup(loop.getStep()));
-    // A loop over i64 (`range(pid.to(tl.int64) * BT, ...)`) counts its
-    // iterations in i64; the buffer index is an i32 like the offsets.
-    unsigned width = iteration.getType().getIntOrFloatBitWidth();
-    if (width > 32)
-      iteration = b.create<arith::TruncIOp>(loc, b.getI32Type(), iteration);
-    else if (width < 32)
-      iteration = b.create<arith::ExtSIOp>(loc, b.getI32Type(), iteration);
-    Value slot = b.create<arith::RemUIOp>(
-        loc,
-        b.create<arith::AddIOp>(loc, iteration, l.constI32(loc, info.ahead)),
-        l.constI32(loc, info.slots));
-    offset = b.create<arith::AddIOp>(
-        loc, l.constI32(loc, base),
-        b.create<arith::MulIOp>(loc, slot, l.constI32(loc, placement->bytes)));
+    // The buffer after the previous iteration's (the youngest the loop
+    // carries), wrapping around the ring: iteration i fills buffer
+    // (i + ahead) % slots without dividing.
+    Value next = b.create<arith::AddIOp>(loc, l.regsOf(info.previous).front(),
+                                         l.constI32(loc, placement->bytes));
+    Value end = l.constI32(loc, base + info.slots * placement->bytes);
+    offset = b.create<arith::SelectOp>(
+        loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, next, end),
+        l.constI32(loc, base), next);
   }
   if (info.barrier)
     l.barrier(loc);
   bool async = false;
-  if (failed(copyLoadToShared(
-          l, load, placement->layout, async, [&](ArrayRef<Value> coords) {
-            return swizzledAddress(l, loc, *placement, offset, coords);
-          })))
+  OperandAddresses addresses(l, loc, *placement, offset, placement->layout);
+  if (failed(copyLoadToShared(l, load, placement->layout, async,
+                              [&](int64_t reg) { return addresses.get(reg); })))
     return failure();
   // One group per load, whether or not the target copied asynchronously,
   // so that the conversions' counts of groups in flight hold.
@@ -931,9 +1000,9 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     return failure();
   int64_t offset = l.operandOffsets.lookup(result);
   Value offsetValue = l.constI32(loc, offset);
-  auto addressOf = [&](ArrayRef<Value> coords) {
-    return swizzledAddress(l, loc, *placement, offsetValue, coords);
-  };
+  OperandAddresses addresses(l, loc, *placement, offsetValue,
+                             placement->layout);
+  auto addressOf = [&](int64_t reg) { return addresses.get(reg); };
   // Earlier readers of this place (the previous iteration's dot) are done.
   l.barrier(loc);
   if (load) {
@@ -953,7 +1022,7 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
     ArrayRef<Value> values = l.regsOf(source);
     Type storage = l.storageType(type.getElementType());
     for (int64_t r = 0; r < from.getNumRegs(); r += vec) {
-      Value pointer = addressOf(l.regCoords(loc, from, r));
+      Value pointer = addressOf(r);
       Value value = values[r];
       if (vec > 1) {
         auto vectorType = VectorType::get({vec}, storage);

@@ -396,7 +396,15 @@ Value DistLowerer::isOwner(const DistLayout &layout) {
 //===----------------------------------------------------------------------===//
 
 void DistLowerer::reserveShared(uint64_t bytes) {
-  sharedBytes = std::max(sharedBytes, llvm::alignTo(bytes, 16));
+  uint64_t &reserved = stagingInOperandArea ? freeStagingBytes : sharedBytes;
+  reserved = std::max(reserved, llvm::alignTo(bytes, 16));
+}
+
+uint64_t DistLowerer::stagingLimit() const {
+  if (!sharedLimit || stagingInOperandArea)
+    return sharedLimit;
+  // 1 rather than 0 (no limit) when the operands take it all.
+  return sharedLimit > operandBytes ? sharedLimit - operandBytes : 1;
 }
 
 Value DistLowerer::sharedAddress(Location loc, int64_t offset, Type elem,
@@ -650,9 +658,8 @@ SmallVector<Value> DistLowerer::convert(Location loc, const DistLayout &from,
               countAccesses(to, rank - 1, bytes))
     fastest = rank - 2;
   Staging staging = planStaging(from.shape, fastest, bytes);
-  uint64_t available =
-      sharedLimit > operandBytes ? sharedLimit - operandBytes : 0;
-  if (sharedLimit && llvm::alignTo(staging.elements * bytes, 16) > available)
+  uint64_t available = stagingLimit();
+  if (available && llvm::alignTo(staging.elements * bytes, 16) > available)
     if (std::optional<Chunking> chunking =
             planChunking(from, to, fastest, bytes, available)) {
       // Each round: the holders of the slice write it, barrier, its readers

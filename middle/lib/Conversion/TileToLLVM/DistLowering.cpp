@@ -291,9 +291,60 @@ LogicalResult tegula::lowering::lowerDistributedKernel(DistLowerer &l,
   l.threadId = l.hooks.buildThreadId(b, loc);
   l.laneId = b.create<arith::AndIOp>(loc, l.threadId,
                                      l.constI32(loc, l.warpSize - 1));
-  l.warpId = b.create<arith::ShRUIOp>(
-      loc, l.threadId, l.constI32(loc, llvm::Log2_32(l.warpSize)));
+  l.warpId = l.hooks.buildWarpUniform(
+      b, loc,
+      b.create<arith::ShRUIOp>(loc, l.threadId,
+                               l.constI32(loc, llvm::Log2_32(l.warpSize))));
   // Per-thread values computed once go before this marker.
   l.prologueEnd = b.create<arith::ConstantIntOp>(loc, 0, 32);
-  return RegisterCarrier(l).lowerBlock(kernel.getBody().front());
+
+  // Top-level ops where no operand place is live stage at the start of the
+  // operand area: a place is live from the op that writes it (its
+  // conversion, or a pipelined loop's prologue load) to the op that reads it
+  // last (its dot, or the loop).
+  Block &body = kernel.getBody().front();
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  auto topLevel = [&](Operation *op) {
+    while (op->getBlock() != &body)
+      op = op->getParentOp();
+    return position.lookup(op);
+  };
+  SmallVector<bool> live(body.getOperations().size(), false);
+  auto markLive = [&](unsigned first, unsigned last) {
+    for (unsigned i = first; i <= last; ++i)
+      live[i] = true;
+  };
+  kernel.walk([&](tile::ConvertLayoutOp convert) {
+    if (!isSharedMatrixOperand(convert.getType(), l.matrixUnits))
+      return;
+    unsigned first = topLevel(convert), last = first;
+    for (Operation *user : convert->getUsers())
+      last = std::max(last, topLevel(user));
+    markLive(first, last);
+  });
+  for (auto &[load, info] : l.asyncLoads)
+    markLive(topLevel(load),
+             std::max(topLevel(load), info.loop ? topLevel(info.loop)
+                                                : topLevel(load)));
+  RegisterCarrier carrier(l);
+  Value afterOperands = l.scratchBase;
+  bool usedOperands = false;
+  for (auto [i, op] : llvm::enumerate(body)) {
+    bool free = l.operandBytes && !live[i];
+    if (free != l.stagingInOperandArea) {
+      // Every reader of an operand place (the matrix unit, other threads)
+      // is done before a staging overwrites it. (Stagings end with a
+      // barrier, so going the other way needs none.)
+      if (free && usedOperands)
+        l.barrier(op.getLoc());
+      l.stagingInOperandArea = free;
+      l.scratchBase = free ? l.sharedOperandBase : afterOperands;
+    }
+    usedOperands |= live[i];
+    if (failed(carrier.lowerOp(&op)))
+      return failure();
+  }
+  return success();
 }

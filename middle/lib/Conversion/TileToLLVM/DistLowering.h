@@ -117,10 +117,21 @@ public:
   /// loads read in a layout chosen for the access (blockLoadLayout in
   /// DistMemory.cpp), as the pointee type they must keep has no encoding.
   llvm::DenseMap<mlir::Value, DistLayout> valueLayouts;
-  /// The shared memory the largest staging needs.
+  /// The shared memory the largest staging needs while the operand area is
+  /// in use (stagings then follow it).
   uint64_t sharedBytes = 0;
+  /// The shared memory the largest staging needs while no shared matrix
+  /// operand is live (between top-level ops that use none: the matmul's
+  /// epilogue); those stagings start at the operand area's offset 0.
+  uint64_t freeStagingBytes = 0;
+  /// Whether stagings now go to the operand area (scratchBase is then
+  /// sharedOperandBase).
+  bool stagingInOperandArea = false;
   /// LoweringOptions::sharedMemoryLimit (0: none).
   uint64_t sharedLimit = 0;
+  /// What one staging may take now: the target's limit less the operand
+  /// area while that is in use (0: no limit).
+  uint64_t stagingLimit() const;
 
   /// A dot operand kept in shared memory for a matrix unit that reads it
   /// there (MatrixUnit::readsSharedOperands): a swizzled tile (see
@@ -145,6 +156,8 @@ public:
   /// The operand area: every convert_layout to a shared dot operand gets its
   /// own place (it may be read after later stagings), before the staging
   /// area. |sharedOperandBase| is its address, |operandBytes| its size.
+  /// Top-level ops of the kernel where no operand place is live stage at
+  /// its start instead (freeStagingBytes).
   llvm::DenseMap<mlir::Value, int64_t> operandOffsets;
   /// Loads whose only use is a conversion to a shared matrix operand: the
   /// conversion copies global memory straight to shared memory (with
@@ -159,13 +172,16 @@ public:
   /// through a loop's iter_args copy it asynchronously into one of |slots|
   /// buffers of that conversion's place, and the tile travels as the i32
   /// byte offset of its buffer. A load in the prologue fills buffer |slot|;
-  /// the load in the loop fills the buffer of the iteration |ahead| on.
+  /// the load in the loop fills the buffer after |previous|'s.
   struct AsyncLoad {
     mlir::Value convert;
     int64_t slots = 1;
     int64_t slot = -1;
-    int64_t ahead = 0;
     mlir::Operation *loop = nullptr;
+    /// For the load in the loop: the iter_arg carrying the youngest buffer
+    /// filled before it (the previous iteration's); this one fills the next
+    /// buffer of the ring.
+    mlir::Value previous;
     /// Whether it waits at a barrier first (the first in its loop body: the
     /// buffer it fills was read in the previous iteration).
     bool barrier = false;
@@ -296,12 +312,13 @@ inline bool isTile(mlir::Type type) {
 /// Copies the tile that |load| (a deferred load) reads to shared memory, in
 /// the registers' groups of |layout| (a layout of the load's shape; for a
 /// pointer tile, the pointers' own): |sharedAddress| gives the shared
-/// address of the element at the coordinates of a group's first register.
+/// address of the element of a group's first register (by its index).
 /// Asynchronous copies where the target has them (|async| says whether it
 /// used them: the caller commits and waits), else loads and stores.
-mlir::LogicalResult copyLoadToShared(
-    DistLowerer &l, tile::LoadOp load, const DistLayout &layout, bool &async,
-    llvm::function_ref<mlir::Value(llvm::ArrayRef<mlir::Value>)> sharedAddress);
+mlir::LogicalResult
+copyLoadToShared(DistLowerer &l, tile::LoadOp load, const DistLayout &layout,
+                 bool &async,
+                 llvm::function_ref<mlir::Value(int64_t reg)> sharedAddress);
 /// The dimension a block pointer's tile is contiguous along in memory (the
 /// first of make_tensor_ptr's order, when every origin agrees), or -1.
 int64_t getBlockContiguousDim(DistLowerer &l, mlir::Value blockPointer);

@@ -465,7 +465,7 @@ int64_t tegula::lowering::getBlockContiguousDim(DistLowerer &l,
 
 LogicalResult tegula::lowering::copyLoadToShared(
     DistLowerer &l, tile::LoadOp op, const DistLayout &layout, bool &async,
-    function_ref<Value(ArrayRef<Value>)> sharedAddress) {
+    function_ref<Value(int64_t)> sharedAddress) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
   auto type = cast<RankedTensorType>(op.getType());
@@ -486,7 +486,7 @@ LogicalResult tegula::lowering::copyLoadToShared(
   const backend::AsyncCopy *copies = l.hooks.getAsyncCopy();
   async = copies && op.hasZeroOther() && !op.getIsVolatile();
   auto copy = [&](int64_t r, Value address, Value mask) -> LogicalResult {
-    Value destination = sharedAddress(l.regCoords(loc, layout, r));
+    Value destination = sharedAddress(r);
     if (async && succeeded(copies->buildCopy(b, loc, destination, address,
                                              width * elemBytes, mask)))
       return success();

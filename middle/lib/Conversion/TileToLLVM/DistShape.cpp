@@ -91,8 +91,8 @@ LogicalResult lowerMapped(DistLowerer &l, Operation *op, Value src,
   }
   Type elem = srcType.getElementType();
   uint64_t bytes = srcType.getNumElements() * l.storageBytes(elem);
-  if (!transOrder.empty() && l.sharedLimit &&
-      l.operandBytes + llvm::alignTo(bytes, 16) > l.sharedLimit) {
+  if (!transOrder.empty() && l.stagingLimit() &&
+      llvm::alignTo(bytes, 16) > l.stagingLimit()) {
     l.setRegs(result, l.convert(loc, transposeLayout(*from, transOrder),
                                 l.regsOf(src), elem, *to));
     return success();

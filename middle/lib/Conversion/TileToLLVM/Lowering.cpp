@@ -579,7 +579,8 @@ tegula::lowerTileToLLVM(ModuleOp module, const backend::TargetHooks &hooks,
   if (options.distributed) {
     if (failed(lowerDistributedKernel(l, kernel)))
       return failure();
-    result.scratchBytes = l.operandBytes + l.sharedBytes;
+    result.scratchBytes =
+        std::max(l.operandBytes + l.sharedBytes, l.freeStagingBytes);
   } else {
     FailureOr<uint64_t> bytes = lowerOneThreadKernel(l, kernel);
     if (failed(bytes))

@@ -103,6 +103,13 @@ public:
   virtual mlir::Value buildShuffle(mlir::OpBuilder &builder, mlir::Location loc,
                                    mlir::Value value, ShuffleKind kind,
                                    mlir::Value offset) const = 0;
+  /// |value| (an i32 that every lane of the warp holds alike, such as the
+  /// warp's id) in a form the target's compiler knows is the same across the
+  /// warp, so that what is computed from it stays in scalar (uniform)
+  /// registers. Default: |value| itself.
+  virtual mlir::Value buildWarpUniform(mlir::OpBuilder &builder,
+                                       mlir::Location loc,
+                                       mlir::Value value) const;
 
   /// Extra trailing parameters of every lowered kernel function, after the
   /// kernel's own (the host passes its program context this way). The hooks

@@ -105,10 +105,13 @@ Value *approximate(IRBuilder<> &builder, Intrinsic::ID id, Value *x,
 
 /// Replaces calls of the exp and log intrinsics, which LLVM 19's NVPTX back
 /// end can only lower to libm calls that do not exist on the GPU, with the
-/// PTX approximations ex2.approx.f32 and lg2.approx.f32 (as Triton does):
-/// exp2, exp, exp10, log2, log, log10 on f32, f16 and bf16 scalars and
-/// vectors (f16 and bf16 through f32). f64 calls stay (and fail later with
-/// the function's name).
+/// PTX approximations ex2.approx and lg2.approx.f32 (as Triton does): exp2,
+/// exp, exp10, log2, log, log10 on f32, f16 and bf16 scalars and vectors
+/// (f16 and bf16 through f32). exp2 flushes subnormal inputs and results to
+/// zero (ex2.approx.ftz.f32, Triton's tl.exp2: one MUFU.EX2, where the
+/// non-flushing form adds a compare and two multiplies around it); exp and
+/// exp10 keep them. f64 calls stay (and fail later with the function's
+/// name).
 void lowerMathIntrinsics(Module &module) {
   constexpr float kLog2E = 1.44269504088896341f;
   constexpr float kLog2Of10 = 3.32192809488736235f;
@@ -120,7 +123,7 @@ void lowerMathIntrinsics(Module &module) {
     float before = 1.0f, after = 1.0f;
     switch (id) {
     case Intrinsic::exp2:
-      nvvm = Intrinsic::nvvm_ex2_approx_f;
+      nvvm = Intrinsic::nvvm_ex2_approx_ftz_f;
       break;
     case Intrinsic::exp:
       nvvm = Intrinsic::nvvm_ex2_approx_f;

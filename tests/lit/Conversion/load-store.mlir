@@ -213,7 +213,9 @@ tile.func @scalar_masked(%p: !tile.ptr<f32>, %c: i1, %o: f32) {
 // CHECK:         %[[GE:.+]] = llvm.icmp "sge" %[[COL:[^ ,]+]], %{{.+}} : i64
 // CHECK-NEXT:    %[[LT:.+]] = llvm.icmp "slt" %[[COL]], %[[LCOLS]] : i64
 // CHECK-NEXT:    %[[IN:.+]] = llvm.and %[[GE]], %[[LT]] : i1
-// CHECK-NEXT:    %[[ADDR:.+]] = llvm.getelementptr %[[LBASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// The address is the block's part plus the element's.
+// CHECK-NEXT:    %[[SUM:.+]] = llvm.add %{{.+}}, %{{.+}} : i64
+// CHECK-NEXT:    %[[ADDR:.+]] = llvm.getelementptr %[[LBASE]][%[[SUM]]] : (!llvm.ptr, i64) -> !llvm.ptr, f16
 // CHECK:         llvm.cond_br %[[IN]], ^[[READ:bb[0-9]+]], ^[[PAD:bb[0-9]+]]
 // CHECK-NEXT:  ^[[READ]]:
 // CHECK-NEXT:    %[[V:.+]] = llvm.load %[[ADDR]] {alignment = 2 : i64} : !llvm.ptr -> f16
@@ -230,7 +232,8 @@ tile.func @scalar_masked(%p: !tile.ptr<f32>, %c: i1, %o: f32) {
 // CHECK:         %[[CLT:.+]] = llvm.icmp "slt" %{{.+}}, %[[SCOLS]] : i64
 // CHECK-NEXT:    %[[COLOK:.+]] = llvm.and %{{.+}}, %[[CLT]] : i1
 // CHECK-NEXT:    %[[BOTH:.+]] = llvm.and %[[ROWOK]], %[[COLOK]] : i1
-// CHECK-NEXT:    %[[SADDR:.+]] = llvm.getelementptr %[[SBASE]][%{{.+}}] : (!llvm.ptr, i64) -> !llvm.ptr, f16
+// CHECK-NEXT:    %[[SSUM:.+]] = llvm.add %{{.+}}, %{{.+}} : i64
+// CHECK-NEXT:    %[[SADDR:.+]] = llvm.getelementptr %[[SBASE]][%[[SSUM]]] : (!llvm.ptr, i64) -> !llvm.ptr, f16
 // CHECK:         llvm.cond_br %[[BOTH]], ^[[WRITE:bb[0-9]+]], ^{{bb[0-9]+}}
 // CHECK-NEXT:  ^[[WRITE]]:
 // CHECK:         %[[E:.+]] = llvm.load %{{.+}} {alignment = 2 : i64} : !llvm.ptr -> f16

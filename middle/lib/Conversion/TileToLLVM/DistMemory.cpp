@@ -249,14 +249,11 @@ void forEachBlockRegister(
   BlockPointer bp = unpackBlockPointer(l, loc, packed, layout.getRank());
   for (int64_t r = 0; r < layout.getNumRegs(); r += step) {
     SmallVector<Value> coords = l.regCoords(loc, layout, r);
-    // The coordinates are i32, as the block's offsets: the sum is widened.
     Value inBounds;
     Value address = blockElementAddress(
         l, loc, bp, elem, boundaryCheck,
         [&](int64_t d) -> Value {
-          return b.create<arith::ExtSIOp>(
-              loc, b.getI64Type(),
-              b.create<arith::AddIOp>(loc, bp.offsets[d], coords[d]));
+          return b.create<arith::ExtSIOp>(loc, b.getI64Type(), coords[d]);
         },
         inBounds);
     body(r, address, inBounds);

@@ -327,15 +327,26 @@ tegula::lowering::boundaryChecks(std::optional<ArrayRef<int32_t>> checks) {
 
 Value tegula::lowering::blockElementAddress(
     Lowerer &l, Location loc, const BlockPointer &bp, Type elem,
-    ArrayRef<int32_t> boundaryCheck, function_ref<Value(int64_t d)> position,
+    ArrayRef<int32_t> boundaryCheck, function_ref<Value(int64_t d)> element,
     Value &inBounds) {
   OpBuilder &b = l.b;
-  Value offset = l.constI64(loc, 0);
+  Type i64 = b.getI64Type();
+  int64_t rank = bp.offsets.size();
+  Value blockPart = l.constI64(loc, 0), elementPart = l.constI64(loc, 0);
+  SmallVector<Value> elements;
+  for (int64_t d = 0; d < rank; ++d) {
+    elements.push_back(element(d));
+    Value offset = b.create<arith::ExtSIOp>(loc, i64, bp.offsets[d]);
+    blockPart = b.create<arith::AddIOp>(
+        loc, blockPart, b.create<arith::MulIOp>(loc, offset, bp.strides[d]));
+    elementPart = b.create<arith::AddIOp>(
+        loc, elementPart,
+        b.create<arith::MulIOp>(loc, elements.back(), bp.strides[d]));
+  }
   inBounds = Value();
-  for (int64_t d = 0, rank = bp.offsets.size(); d < rank; ++d) {
-    Value at = position(d);
-    offset = b.create<arith::AddIOp>(
-        loc, offset, b.create<arith::MulIOp>(loc, at, bp.strides[d]));
+  for (int64_t d = 0; d < rank; ++d) {
+    Value at = b.create<arith::AddIOp>(
+        loc, b.create<arith::ExtSIOp>(loc, i64, bp.offsets[d]), elements[d]);
     if (llvm::is_contained(boundaryCheck, static_cast<int32_t>(d))) {
       Value low = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, at,
                                           l.constI64(loc, 0));
@@ -345,8 +356,9 @@ Value tegula::lowering::blockElementAddress(
           andValues(l, loc, inBounds, b.create<arith::AndIOp>(loc, low, high));
     }
   }
-  return b.create<LLVM::GEPOp>(loc, l.ptrType(), l.storageType(elem), bp.base,
-                               ValueRange{offset});
+  return b.create<LLVM::GEPOp>(
+      loc, l.ptrType(), l.storageType(elem), bp.base,
+      ValueRange{b.create<arith::AddIOp>(loc, blockPart, elementPart)});
 }
 
 FailureOr<Value> tegula::lowering::blockPadding(Lowerer &l, tile::LoadOp op,
@@ -374,18 +386,11 @@ void forEachBlockElement(
     ArrayRef<int64_t> shape, ArrayRef<int32_t> boundaryCheck,
     llvm::function_ref<void(Value linear, Value address, Value inBounds)>
         body) {
-  OpBuilder &b = l.b;
   l.forEachIndex(loc, shape, [&](ArrayRef<Value> indices) {
-    // The block's offsets are i32: widened before the element's index adds.
     Value inBounds;
     Value address = blockElementAddress(
         l, loc, bp, elem, boundaryCheck,
-        [&](int64_t d) -> Value {
-          return b.create<arith::AddIOp>(
-              loc, b.create<arith::ExtSIOp>(loc, b.getI64Type(), bp.offsets[d]),
-              indices[d]);
-        },
-        inBounds);
+        [&](int64_t d) -> Value { return indices[d]; }, inBounds);
     body(l.linearize(loc, indices, shape), address, inBounds);
   });
 }

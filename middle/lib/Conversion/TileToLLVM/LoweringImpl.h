@@ -272,13 +272,15 @@ bool isBlockPointer(mlir::Value ptr);
 llvm::SmallVector<int32_t>
 boundaryChecks(std::optional<llvm::ArrayRef<int32_t>> checks);
 /// The address of an element of the block |bp| of |elem|: the element at
-/// position(d) (i64, the block's offset included) along each dimension d.
-/// |inBounds| becomes whether the dimensions of |boundaryCheck| are in
-/// bounds (null when none is checked).
+/// the block's offset plus element(d) (i64) along each dimension d, as
+/// base + sum(offset_d * stride_d) + sum(element(d) * stride_d), the block's
+/// part first: the element's part does not change when the block advances,
+/// so it can be computed once before a loop. |inBounds| becomes whether the
+/// dimensions of |boundaryCheck| are in bounds (null when none is checked).
 mlir::Value
 blockElementAddress(Lowerer &l, mlir::Location loc, const BlockPointer &bp,
                     mlir::Type elem, llvm::ArrayRef<int32_t> boundaryCheck,
-                    llvm::function_ref<mlir::Value(int64_t d)> position,
+                    llvm::function_ref<mlir::Value(int64_t d)> element,
                     mlir::Value &inBounds);
 /// What a block-pointer load |op| reads where it is out of bounds: NaN or
 /// zero of |memType| (its element type in memory); failure (reported) for

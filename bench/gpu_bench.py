@@ -21,6 +21,7 @@ Python 3.12, PyTorch, Triton), one command:
    L2 (60 MB) flushed before each run and inputs rotated over sets that
    together exceed it. Cases: vector add fp32 2^28; softmax fp32 4096x4096
    and 16384x781; layer norm fp16 4096x8192; matmul fp16 4096^3 and 8192^3;
+   matmul fp8 (e4m3 in, fp16 out, B K-contiguous) 4096^3 and 8192^3;
    flash-attention forward fp16 (Z 4, H 32, N 4096, D 128, causal and not).
 3. cold compile time per case with empty caches: Tegula a new kernel object
    and a fresh TEGULA_CACHE_DIR, Triton a fresh import of the kernel file and
@@ -297,6 +298,31 @@ class Matmul(Case):
         return finite and float(err.max()) <= 2e-3 * scale, float(err.max())
 
 
+class MatmulFp8(Matmul):
+    """The matmul tutorial's fp8 variant: e4m3 inputs, B passed transposed
+    (K-contiguous, as the tutorial does), fp16 output; PyTorch's fp8 GEMM
+    (torch._scaled_mm, unit scales) beside it."""
+
+    def __init__(self, m, n, k):
+        super().__init__(m, n, k)
+        self.key = "matmul_fp8-%d" % m
+        self.name = "matmul fp8e4m3 %d^3" % m
+
+    def set_bytes(self):
+        return self.m * self.k + self.k * self.n + 2 * self.m * self.n
+
+    def make(self, torch, gen):
+        f8 = torch.float8_e4m3fn
+        a = torch.randn(self.m, self.k, device="cuda", generator=gen).to(f8)
+        b = torch.randn(self.n, self.k, device="cuda", generator=gen).to(f8).T
+        return {"a": a, "b": b, "one": torch.ones((), device="cuda"),
+                "out": torch.empty(self.m, self.n, device="cuda", dtype=torch.float16)}
+
+    def torch_run(self, torch, s):
+        return torch._scaled_mm(s["a"], s["b"], scale_a=s["one"], scale_b=s["one"],
+                                out_dtype=torch.float16)
+
+
 class Attention(Case):
     file, kernel, unit = "flash_attention.py", "_attn_fwd", "TFLOP/s"
     num_warps, num_stages = 4, 3
@@ -359,10 +385,11 @@ class Attention(Case):
 def make_cases(quick):
     if quick:
         return [VectorAdd(24), Softmax(1024, 1024), Softmax(4096, 781), LayerNorm(1024, 8192),
-                Matmul(1024, 1024, 1024), Matmul(2048, 2048, 2048),
+                Matmul(1024, 1024, 1024), Matmul(2048, 2048, 2048), MatmulFp8(2048, 2048, 2048),
                 Attention(1, 8, 1024, 128, False), Attention(1, 8, 1024, 128, True)]
     return [VectorAdd(28), Softmax(4096, 4096), Softmax(16384, 781), LayerNorm(4096, 8192),
-            Matmul(4096, 4096, 4096), Matmul(8192, 8192, 8192),
+            Matmul(4096, 4096, 4096), Matmul(8192, 8192, 8192), MatmulFp8(4096, 4096, 4096),
+            MatmulFp8(8192, 8192, 8192),
             Attention(4, 32, 4096, 128, False), Attention(4, 32, 4096, 128, True)]
 
 
@@ -1038,7 +1065,7 @@ def parse_args(argv=None):
     ap.add_argument("--device", default="nvidia:0", help="the Tegula device (nvidia:N)")
     ap.add_argument("--only", default="",
                     help="comma-separated: corpus, launch, add, softmax, layernorm, matmul, "
-                         "attention (or a case key such as matmul-8192); default all")
+                         "matmul_fp8, attention (or a case key such as matmul-8192); default all")
     ap.add_argument("--impls", default=",".join(IMPLS),
                     help="implementations to run (default tegula,triton,torch)")
     ap.add_argument("--rep-ms", type=float, default=200.0, help="timed GPU ms per measurement")
@@ -1058,7 +1085,8 @@ def parse_args(argv=None):
     bad = set(args.impls) - set(IMPLS)
     if bad:
         ap.error("unknown --impls %s" % ",".join(sorted(bad)))
-    known = {"corpus", "launch", "add", "softmax", "layernorm", "matmul", "attention"} | \
+    known = {"corpus", "launch", "add", "softmax", "layernorm", "matmul", "matmul_fp8",
+             "attention"} | \
         {c.key for c in make_cases(args.quick)}
     if args.only - known:
         ap.error("unknown --only %s (known: %s)" % (",".join(sorted(args.only - known)),

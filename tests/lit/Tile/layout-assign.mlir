@@ -279,3 +279,27 @@ tile.func private @helper(%x: tensor<256xf32, #tile.blocked<{sizePerThread = [1]
 // SOFTMAX-NOT:     convert_layout
 // SOFTMAX:         return
 // LOWERED-SOFTMAX: llvm.func @softmax_kernel(
+
+// -----
+
+// fp8 operands (e4m3 and e5m2): nvidia.mma has no fp8 instruction but an
+// f16 one, so both become f16 before the dot (MMA). Without a matrix unit
+// the dot keeps its fp8 operands (its fused multiply-adds decode them).
+// CHECK-LABEL: tile.func @dot_fp8(
+// CHECK-NOT:     fp_to_fp
+// CHECK:         = dot {{.*}} : tensor<32x32xf8E4M3FN, {{.*}}> * tensor<32x32xf8E5M2, {{.*}}> -> tensor<32x32xf32
+// MMA-LABEL:   tile.func @dot_fp8(
+// MMA-DAG:       fp_to_fp %{{.+}} : tensor<32x32xf8E4M3FN, {{.*}}> -> tensor<32x32xf16
+// MMA-DAG:       fp_to_fp %{{.+}} : tensor<32x32xf8E5M2, {{.*}}> -> tensor<32x32xf16
+// MMA:           = dot {{.*}} : tensor<32x32xf16, #tile.dot_operand<{{.*}}>> * tensor<32x32xf16, #tile.dot_operand<{{.*}}>> -> tensor<32x32xf32, #tile.matrix<{kind = "nvidia.mma"
+tile.func @dot_fp8(%a: !tile.ptr<f8E4M3FN> {tile.divisibility = 16 : i64}, %b: !tile.ptr<f8E5M2> {tile.divisibility = 16 : i64}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %as = tile.splat %a : !tile.ptr<f8E4M3FN> -> tensor<32x32x!tile.ptr<f8E4M3FN>>
+  %bs = tile.splat %b : !tile.ptr<f8E5M2> -> tensor<32x32x!tile.ptr<f8E5M2>>
+  %x = tile.load %as : tensor<32x32x!tile.ptr<f8E4M3FN>>
+  %y = tile.load %bs : tensor<32x32x!tile.ptr<f8E5M2>>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %x, %y, %zero : tensor<32x32xf8E4M3FN> * tensor<32x32xf8E5M2> -> tensor<32x32xf32>
+  %cs = tile.splat %c : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  tile.store %cs, %d : tensor<32x32x!tile.ptr<f32>>
+  tile.return
+}

@@ -24,6 +24,9 @@ Value tegula::lowering::convertDotOperand(Lowerer &l, Location loc, Value value,
   if (from == to)
     return value;
   Type target = l.chunkType(to, width);
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(from))
+    return convertDotOperand(l, loc, decodeFp8ToF32(l, loc, value, from),
+                             b.getF32Type(), to, width);
   if (isa<IntegerType>(from))
     return b.create<arith::ExtSIOp>(loc, target, value);
   if (from.isBF16()) {
@@ -89,10 +92,12 @@ tegula::lowering::lowerDotOp(Lowerer &l, Operation *op, DotLowering lower) {
   auto dot = dyn_cast<tile::DotOp>(op);
   if (!dot)
     return std::nullopt;
-  for (Value value : {dot.getA(), dot.getB(), dot.getD()})
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(value)))
-      return l.unsupported(op, "fp8 dot operands are not supported by this "
-                               "lowering yet");
+  // fp8 operands multiply as the f32 values they hold (exactly); an fp8
+  // result has no accumulator type (Triton's tl.dot refuses it too).
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(
+          getElementTypeOrSelf(dot.getD())))
+    return l.unsupported(op, "a dot's result cannot be fp8: accumulate in "
+                             "fp32 or fp16 and convert");
   return lower(dot, DotTypes(dot));
 }
 

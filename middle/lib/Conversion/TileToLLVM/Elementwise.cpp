@@ -306,6 +306,11 @@ FailureOr<SmallVector<Value>> buildGeneric(Lowerer &l, Operation *op,
 
 } // namespace
 
+Value tegula::lowering::decodeFp8ToF32(Lowerer &l, Location loc, Value bits,
+                                       Type fp8) {
+  return decodeFp8(l, loc, bits, fp8Format(fp8));
+}
+
 FailureOr<SmallVector<Value>>
 Lowerer::buildElementwise(Operation *op, ValueRange operands, int64_t width,
                           bool tileMode) {

@@ -379,8 +379,11 @@ using DotLowering = llvm::function_ref<mlir::LogicalResult(
 std::optional<mlir::LogicalResult> lowerDotOp(Lowerer &l, mlir::Operation *op,
                                               DotLowering lower);
 
+/// A chunk of |fp8| values (their i8 bits) as f32, exactly.
+mlir::Value decodeFp8ToF32(Lowerer &l, mlir::Location loc, mlir::Value bits,
+                           mlir::Type fp8);
 /// Converts a chunk of |from| elements to |to| (a float or i32 type), as a
-/// dot's operands are before they multiply (Dot.cpp).
+/// dot's operands are before they multiply (Dot.cpp); fp8 through f32.
 mlir::Value convertDotOperand(Lowerer &l, mlir::Location loc,
                               mlir::Value value, mlir::Type from, mlir::Type to,
                               int64_t width);

@@ -655,6 +655,24 @@ void LayoutAssignment::fixInferredResultTypes() {
 }
 
 LogicalResult LayoutAssignment::run() {
+  // A dot of fp8 operands that the target's matrix units take only as f16
+  // (exact for e4m3 and e5m2) multiplies them as f16 there, as Triton does
+  // on GPUs without fp8 instructions; without a matrix instruction either
+  // way the dot stays as it is (its fused multiply-adds decode fp8).
+  module.walk([&](DotOp dot) {
+    if (!selector.shouldUpcastFp8Operands(dot))
+      return;
+    OpBuilder builder(dot);
+    Type f16 = builder.getF16Type();
+    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+      auto type = cast<RankedTensorType>(operand->get().getType());
+      if (!isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+        continue;
+      operand->set(builder.create<FpToFpOp>(dot.getLoc(), type.clone(f16),
+                                            operand->get(),
+                                            RoundingModeAttr()));
+    }
+  });
   for (FuncOp func : module.getOps<FuncOp>())
     func.walk<WalkOrder::PreOrder>([&](Operation *op) { ops.push_back(op); });
 

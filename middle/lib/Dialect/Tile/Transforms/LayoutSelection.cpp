@@ -201,30 +201,51 @@ LayoutSelector::getCoalescedLayout(Operation *op,
   return toAttr(layout, type, op->getLoc());
 }
 
+std::optional<backend::MatrixInstruction>
+LayoutSelector::selectMatrixInstruction(DotOp dot, Type aElem,
+                                        Type bElem) const {
+  RankedTensorType a = dot.getA().getType(), d = dot.getType();
+  int64_t rank = d.getRank();
+  std::optional<tg_scalar_type> aType = toScalarType(aElem),
+                                bType = toScalarType(bElem),
+                                accType = toScalarType(d.getElementType());
+  if (!aType || !bType || !accType)
+    return std::nullopt;
+  backend::DotProblem problem;
+  problem.m = d.getDimSize(rank - 2);
+  problem.n = d.getDimSize(rank - 1);
+  problem.k = a.getDimSize(rank - 1);
+  problem.batch = rank == 3 ? d.getDimSize(0) : 0;
+  problem.aType = *aType;
+  problem.bType = *bType;
+  problem.accType = *accType;
+  problem.numWarps = numWarps;
+  problem.inputPrecision =
+      stringifyInputPrecision(dot.getInputPrecision()).str();
+  return policy.selectMatrixInstruction(problem);
+}
+
+bool LayoutSelector::shouldUpcastFp8Operands(DotOp dot) const {
+  Type aElem = dot.getA().getType().getElementType(),
+       bElem = dot.getB().getType().getElementType();
+  auto isFp8 = [](Type type) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(type);
+  };
+  if (!isFp8(aElem) && !isFp8(bElem))
+    return false;
+  if (selectMatrixInstruction(dot, aElem, bElem))
+    return false;
+  Type f16 = Float16Type::get(dot.getContext());
+  return selectMatrixInstruction(dot, isFp8(aElem) ? f16 : aElem,
+                                 isFp8(bElem) ? f16 : bElem)
+      .has_value();
+}
+
 LayoutSelector::DotLayouts LayoutSelector::getDotLayouts(DotOp dot) const {
   MLIRContext *ctx = dot.getContext();
-  RankedTensorType a = dot.getA().getType(), b = dot.getB().getType(),
-                   d = dot.getType();
-  int64_t rank = d.getRank();
-
-  std::optional<backend::MatrixInstruction> instr;
-  std::optional<tg_scalar_type> aType = toScalarType(a.getElementType()),
-                                bType = toScalarType(b.getElementType()),
-                                accType = toScalarType(d.getElementType());
-  if (aType && bType && accType) {
-    backend::DotProblem problem;
-    problem.m = d.getDimSize(rank - 2);
-    problem.n = d.getDimSize(rank - 1);
-    problem.k = a.getDimSize(rank - 1);
-    problem.batch = rank == 3 ? d.getDimSize(0) : 0;
-    problem.aType = *aType;
-    problem.bType = *bType;
-    problem.accType = *accType;
-    problem.numWarps = numWarps;
-    problem.inputPrecision =
-        stringifyInputPrecision(dot.getInputPrecision()).str();
-    instr = policy.selectMatrixInstruction(problem);
-  }
+  RankedTensorType a = dot.getA().getType(), d = dot.getType();
+  std::optional<backend::MatrixInstruction> instr = selectMatrixInstruction(
+      dot, a.getElementType(), dot.getB().getType().getElementType());
 
   DotLayouts layouts;
   int64_t kWidth = 0;

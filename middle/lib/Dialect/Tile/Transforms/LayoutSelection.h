@@ -96,7 +96,17 @@ public:
   /// otherwise (scalar fused multiply-adds). Null fields on failure.
   DotLayouts getDotLayouts(DotOp dot) const;
 
+  /// Whether |dot|'s fp8 operands should become f16 before it: the policy
+  /// has no matrix instruction for them but has one for f16 operands (fp8
+  /// values convert to f16 exactly).
+  bool shouldUpcastFp8Operands(DotOp dot) const;
+
 private:
+  /// The policy's matrix instruction for |dot| with operands of |aElem|
+  /// and |bElem|, if any.
+  std::optional<backend::MatrixInstruction>
+  selectMatrixInstruction(DotOp dot, mlir::Type aElem, mlir::Type bElem) const;
+
   /// |layout| as an attribute for |type|, or null after a diagnostic.
   BlockedLayoutAttr toAttr(const backend::BlockedLayout &layout,
                            mlir::RankedTensorType type,

@@ -119,17 +119,18 @@ tile.func @non_splat_constant(%p: !tile.ptr<i32>) {
 
 // -----
 
-// fp8 dot operands fail in the distributed lowering too, with the same words.
+// An fp8 dot result fails in the distributed lowering too, with the same
+// words.
 #bl = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tile.num_warps = 4 : i32} {
-tile.func @fp8_dot(%x: f8E5M2, %y: f32, %p: !tile.ptr<f32>) {
+tile.func @fp8_dot(%x: f8E5M2, %p: !tile.ptr<f8E5M2>) {
   %a = tile.splat %x : f8E5M2 -> tensor<16x16xf8E5M2, #tile.dot_operand<{opIdx = 0, parent = #bl, kWidth = 0}>>
   %b = tile.splat %x : f8E5M2 -> tensor<16x16xf8E5M2, #tile.dot_operand<{opIdx = 1, parent = #bl, kWidth = 0}>>
-  %c = tile.splat %y : f32 -> tensor<16x16xf32, #bl>
-  // expected-error @+1 {{cannot lower 'tile.dot': fp8 dot operands are not supported by this lowering yet}}
-  %d = tile.dot %a, %b, %c : tensor<16x16xf8E5M2, #tile.dot_operand<{opIdx = 0, parent = #bl, kWidth = 0}>> * tensor<16x16xf8E5M2, #tile.dot_operand<{opIdx = 1, parent = #bl, kWidth = 0}>> -> tensor<16x16xf32, #bl>
-  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>, #bl>
-  tile.store %ps, %d : tensor<16x16x!tile.ptr<f32>, #bl>
+  %c = tile.splat %x : f8E5M2 -> tensor<16x16xf8E5M2, #bl>
+  // expected-error @+1 {{cannot lower 'tile.dot': a dot's result cannot be fp8: accumulate in fp32 or fp16 and convert}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf8E5M2, #tile.dot_operand<{opIdx = 0, parent = #bl, kWidth = 0}>> * tensor<16x16xf8E5M2, #tile.dot_operand<{opIdx = 1, parent = #bl, kWidth = 0}>> -> tensor<16x16xf8E5M2, #bl>
+  %ps = tile.splat %p : !tile.ptr<f8E5M2> -> tensor<16x16x!tile.ptr<f8E5M2>, #bl>
+  tile.store %ps, %d : tensor<16x16x!tile.ptr<f8E5M2>, #bl>
   tile.return
 }
 }

@@ -101,12 +101,12 @@ tile.func @nan_padding_of_ints(%base: !tile.ptr<i32>, %n: i64, %s: i64, %o: i32)
 
 // -----
 
-// fp8 dot operands (tl.dot_scaled's and Hopper's fp8 MMA are not lowered).
-tile.func @fp8_dot(%x: f8E4M3FN, %y: f32) {
+// fp8 dot operands multiply (decoded to f32); an fp8 result has no
+// accumulator type.
+tile.func @fp8_dot(%x: f8E4M3FN) {
   %a = tile.splat %x : f8E4M3FN -> tensor<16x16xf8E4M3FN>
-  %c = tile.splat %y : f32 -> tensor<16x16xf32>
-  // expected-error @+1 {{cannot lower 'tile.dot': fp8 dot operands are not supported by this lowering yet}}
-  %d = tile.dot %a, %a, %c : tensor<16x16xf8E4M3FN> * tensor<16x16xf8E4M3FN> -> tensor<16x16xf32>
-  tile.print "d" {hex = false, is_signed = array<i32: 0>} : %d : tensor<16x16xf32>
+  // expected-error @+1 {{cannot lower 'tile.dot': a dot's result cannot be fp8: accumulate in fp32 or fp16 and convert}}
+  %d = tile.dot %a, %a, %a : tensor<16x16xf8E4M3FN> * tensor<16x16xf8E4M3FN> -> tensor<16x16xf8E4M3FN>
+  tile.print "d" {hex = false, is_signed = array<i32: 0>} : %d : tensor<16x16xf8E4M3FN>
   tile.return
 }

@@ -3,6 +3,7 @@ Triton-AOT signature string ``tegula compile --signature`` takes, and
 launches with ``kernel[grid](*args, **constexprs)`` (``_launch.py``).
 """
 
+import functools
 import inspect
 import threading
 
@@ -197,21 +198,6 @@ def _is_constexpr_annotation(ann):
     return getattr(ann, "__name__", None) == "constexpr"  # triton.language.constexpr too
 
 
-class _Launcher:
-    """``kernel[grid]``: calling it launches (see ``JITFunction.__getitem__``)."""
-
-    def __init__(self, fn, grid):
-        self.fn = fn
-        self.grid = grid
-
-    def __call__(self, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
-        fn = self.fn
-        fn._init_pointer_dtypes()
-        args, kwargs, options = fn._prepare(args, kwargs)
-        return _launch_fn()(fn, self.grid, args, kwargs, num_warps, num_stages, device,
-                            stream, options)
-
-
 def _split_options(fn, kwargs):
     """(kwargs without compile options, the compile options as sorted
     (name, text) pairs). Keywords that name no parameter but a compile option
@@ -257,17 +243,6 @@ def _option_text(fn, name, value):
                     "parameter of the kernel: %s)" % (fn.__name__, name, value,
                                                       ", ".join(fn.arg_names)))
 
-
-_launch_impl = None
-
-
-def _launch_fn():
-    """_launch.launch (imported on first use: _launch imports the package)."""
-    global _launch_impl
-    if _launch_impl is None:
-        from ._launch import launch
-        _launch_impl = launch
-    return _launch_impl
 
 
 class JITFunction:
@@ -315,7 +290,7 @@ class JITFunction:
         self.disk_cache_hits = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
         self._scalar_kinds = {}  # parameter -> "int", "float", "bool" (its annotation)
-        self._fast = None  # _launch._FastPath: repeated launches of one kind
+        self._fast = None  # _launcher.LaunchState: the generated launcher
         self.version = version
         self.debug = debug
         self.noinline = noinline
@@ -395,7 +370,7 @@ class JITFunction:
         and heuristics call: launches (or, with |warmup|, only compiles)."""
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
-        return _Launcher(self, grid)(*args, **kwargs)
+        return self._launcher().launch(grid, *args, **kwargs)
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, device=None, stream=None,
                **kwargs):
@@ -444,7 +419,18 @@ class JITFunction:
         tuple of 1 to 3 ints or a callable given {parameter: value} that
         returns one. Returns the CompiledKernel. README.md says how arrays
         are passed."""
-        return _Launcher(self, grid)
+        launch = self._fast.launch if self._fast is not None else self._launcher().launch
+        return functools.partial(launch, grid)
+
+    def _launcher(self):
+        """The kernel's generated launcher (_launcher.LaunchState), made on
+        first use (and again after ``_fast`` is reset)."""
+        fast = self._fast
+        if fast is None:
+            from ._launcher import LaunchState
+            self._init_pointer_dtypes()
+            fast = self._fast = LaunchState(self)
+        return fast
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(

@@ -294,9 +294,9 @@ def test_buffers_and_streams(host, rng, full):
         out.memset(0xFF, stream=s)
         ck = add_kernel[(n // 1024,)](x, x, out, n, BLOCK_SIZE=1024, stream=s)
     assert len(full) == 1 and ck.device == host
-    assert len(s._keep) == 3  # the packed arguments, as the full path keeps them
-    s.synchronize()
+    # The runtime copies the packed arguments before it returns: none are kept.
     assert s._keep == []
+    s.synchronize()
     np.testing.assert_array_equal(out.to_numpy(), 2 * x.to_numpy())
     # A destroyed stream, a freed buffer: the full path's errors.
     s.destroy()
@@ -338,10 +338,8 @@ def test_a_closed_runtime_is_not_used(rng):
 
 
 def key(kernel, *args, **kwargs):
-    """The fast-path key of a call (None: the call always takes the full path)."""
-    fast = _launch._FastPath(kernel)
-    probe = _launch._probe(fast, args, kwargs, 4, 3, None, None)
-    return None if probe is None else probe[0]
+    """The launcher's key of a call (None: the call always takes the full path)."""
+    return kernel._launcher().key((1,), *args, **kwargs)
 
 
 def test_keys():
@@ -378,14 +376,13 @@ def test_keys():
 
 
 def test_keys_of_the_launch_options():
-    fast = _launch._FastPath(scale_kernel)
     args = (aligned(8), 1.0, 16, True)
 
-    def k(num_warps=4, num_stages=3, device=None, stream=None):
-        probe = _launch._probe(fast, args, {}, num_warps, num_stages, device, stream)
-        return None if probe is None else probe[0]
+    def k(**launch_options):
+        return scale_kernel._launcher().key((1,), *args, **launch_options)
     assert k() != k(num_warps=8) and k() != k(num_stages=2)
-    assert k(num_warps=4.0) is None and k(num_warps=True) is None
+    # Not what a launch takes: never a key of a launch that succeeded.
+    assert k(num_warps=4.0) != k() and k(num_warps=True) != k()
     assert k(device="host:0") != k() and k(device=3) is None
     assert k(stream=0) is None  # native handles: the full path
 
@@ -445,8 +442,10 @@ def test_torch_cuda_tensors(testdev, full, monkeypatch):
     assert torch.current_stream_calls == [1, 1, 1]  # each launch asks
     ck.device._native_stream(0x5150).synchronize()
     assert (buf.to_numpy() == 7).all()
-    # The owner of CUDA memory is read per launch: now nvidia:1, which is not here.
+    # The owner of CUDA memory (fixed for a torch build) is read by the full
+    # launch: now nvidia:1, which is not here.
     monkeypatch.setattr(_interop, "CUDA_BACKEND", "nvidia")
+    fill_u32._fast = None
     with pytest.raises(tegula.TegulaError, match="nvidia:1"):
         fill_u32[(1,)](t, 8, 64, BLOCK=128)
     assert (buf.to_numpy() == 7).all()

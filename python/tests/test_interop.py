@@ -219,6 +219,10 @@ def fake_torch(monkeypatch, current=0x5150, hip=None):
             self._contiguous = contiguous
 
         is_cuda = property(lambda self: self.device.type == "cuda")
+        is_cpu = property(lambda self: self.device.type == "cpu")
+
+        def get_device(self):
+            return self.device.index if self.device.type != "cpu" else -1
 
         def data_ptr(self):
             return self._address

@@ -313,8 +313,7 @@ static int pack_int(PyObject *v, long long lo, unsigned long long hi, int is_sig
   } else {
     bits = PyLong_AsUnsignedLongLong(i);
     if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
-      Py_DECREF(i);
-      PyErr_Clear();
+      PyErr_Clear(); /* negative or past 64 bits */
       bad = 1;
     } else {
       bad = bits > hi;

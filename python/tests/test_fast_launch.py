@@ -17,7 +17,7 @@ import pytest
 
 import tegula
 import tegula.language as tl
-from tegula import _interop, _launch
+from tegula import _accel_py, _interop, _launch, _launcher
 
 from kernels.add_kernel import add_kernel, scale_kernel
 from kernels.host_kernels import axpy_kernel
@@ -126,6 +126,36 @@ def test_alignment_respecializes(host, rng, full):
     assert fast_add[(2,)](xm, x, out, n, BLOCK=256, device=host) is ckm
     np.testing.assert_array_equal(out, xm + x)
     assert len(full) == 2
+
+
+@pytest.mark.parametrize("steps", ["C", "python"])
+def test_an_unaligned_view_never_runs_an_aligned_kernel(host, rng, full, monkeypatch, steps):
+    # The key is recomputed per call: after many launches on aligned arrays
+    # (a kernel compiled for 16-byte aligned pointers, which may use aligned
+    # vector accesses), views 4, 8 and 12 bytes on get a kernel of their own.
+    if steps == "python":
+        monkeypatch.setattr(_launcher, "accel", _accel_py._Fallback)
+    elif not getattr(_launcher.accel, "available", False):
+        pytest.skip("tegula._accel is not built")
+    fast_add._fast = None
+    n = 1024
+    base = aligned(n + 8, fill=rng.standard_normal(n + 8))
+    out = aligned(n, fill=np.nan)
+    for _ in range(3):
+        ck = fast_add[(4,)](base[:n], base[:n], out, n, BLOCK=256, device=host)
+    assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 256"
+    for _ in range(2):  # a full launch, then through the entry it recorded
+        for shift in range(1, 9):
+            view = base[shift:shift + n]
+            out[:] = np.nan
+            got = fast_add[(4,)](view, base[:n], out, n, BLOCK=256, device=host)
+            if shift % 4 == 0:
+                assert got is ck
+            else:
+                assert got is not ck and got.signature.startswith("*fp32, *fp32:16, ")
+            np.testing.assert_array_equal(out, view + base[:n])
+    assert len(full) == 2  # aligned, then unaligned: one kernel for every unaligned view
+    assert isinstance(fast_add._fast.launch.__globals__["_arg_key"], type(_launcher.accel.arg_key))
 
 
 @pytest.mark.parametrize("n,entry", [(1000, "i32"), (1024, "i32:16"), (1, "i32:1"),
@@ -449,6 +479,24 @@ def test_torch_cuda_tensors(testdev, full, monkeypatch):
     with pytest.raises(tegula.TegulaError, match="nvidia:1"):
         fill_u32[(1,)](t, 8, 64, BLOCK=128)
     assert (buf.to_numpy() == 7).all()
+
+
+def test_unaligned_torch_tensor_respecializes(testdev, full, monkeypatch):
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "uint32", FakeDevice("cuda", 1), numel=64)
+    view = torch.Tensor(buf.device_address + 4, "uint32", FakeDevice("cuda", 1), numel=48)
+    for _ in range(2):
+        ck = fill_u32[(1,)](t, 5, 48, BLOCK=128)
+        ckv = fill_u32[(1,)](view, 6, 48, BLOCK=128)
+    assert ck.signature == "*u32:16, i32, i32:16, 128"
+    assert ckv.signature == "*u32, i32, i32:16, 128"
+    assert len(full) == 2
+    ck.device._native_stream(0x5150).synchronize()
+    assert (buf.to_numpy()[:1] == 5).all() and (buf.to_numpy()[1:49] == 6).all()
 
 
 def test_raw_current_stream_of_torch(monkeypatch):

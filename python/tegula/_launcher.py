@@ -417,12 +417,13 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
                 return
             t = type(value)
             conv = None
+            # ints include the do_not_specialize markers (int subclasses).
+            is_int = isinstance(value, int) or _accel_py.np_kind(t) == "int"
             if dt in _launch._INT_RANGE:
-                if not (t is int or t is bool or _accel_py.np_kind(t) == "int"):
+                if not is_int:
                     return
             elif dt != "i1":
-                if not (t is int or t is bool or t is float or _accel_py.np_kind(t)
-                        in ("int", "float")):
+                if not (is_int or t is float or _accel_py.np_kind(t) == "float"):
                     return
                 if dt not in ("fp32", "fp64"):
                     conv = (lambda x, dt=dt: _launch._float_bits(float(x), dt))

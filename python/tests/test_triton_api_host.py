@@ -20,7 +20,7 @@ import pytest
 import tegula
 import tegula as triton
 import tegula.language as tl
-from tegula import testing
+from tegula import _launch, testing
 
 from kernels import triton_api_kernels as K
 
@@ -408,7 +408,7 @@ def test_autotune_over_heuristics_and_heuristics_over_autotune(rng):
 # -- @jit options, warmup, run --------------------------------------------------------------
 
 
-def test_do_not_specialize(rng):
+def test_do_not_specialize(rng, monkeypatch):
     kernel = K.copy_nospec
     assert kernel.do_not_specialize == ("n_elements",) and kernel.debug is False
     before = kernel.compile_count
@@ -433,6 +433,32 @@ def test_do_not_specialize(rng):
         sigs.add(k2[grid_1d](x, out, n, BLOCK_SIZE=64).signature)
         np.testing.assert_array_equal(out, x)
     assert sigs == {"*fp32:16, *fp32:16, i32, 64", "*fp32:16, *fp32:16, i32:1, 64"}
+
+    # After the first launch of each kind, the ints of such parameters go
+    # through the launcher's entries: their key keeps only what the
+    # specialization keeps.
+    full = []
+    real = _launch._full_launch
+
+    def counted(*args, **kwargs):
+        full.append(args[0].__name__)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(_launch, "_full_launch", counted)
+    for kernel in (K.copy_nospec, K.copy_unaligned):
+        kernel._fast = None
+        for n in (64, 65, 1, 128, 48, 1, 16):
+            x = rng.random(n, dtype=np.float32)
+            out = np.full(n, np.nan, np.float32)
+            kernel[grid_1d](x, out, n, BLOCK_SIZE=64)
+            np.testing.assert_array_equal(out, x)
+    # copy_nospec: every i32 is one kind; copy_unaligned: 1 is another.
+    assert full == ["copy_nospec", "copy_unaligned", "copy_unaligned"]
+    assert K.copy_nospec._fast.key(grid_1d, x, out, 7, BLOCK_SIZE=64) == \
+        K.copy_nospec._fast.key(grid_1d, x, out, 16, BLOCK_SIZE=64)
+    assert K.copy_nospec._fast.key(grid_1d, x, out, 7, BLOCK_SIZE=64) != \
+        K.copy_nospec._fast.key(grid_1d, x, out, 2 ** 40, BLOCK_SIZE=64)  # i64
+    assert K.copy_unaligned._fast.key(grid_1d, x, out, 1, BLOCK_SIZE=64) != \
+        K.copy_unaligned._fast.key(grid_1d, x, out, 16, BLOCK_SIZE=64)
 
     # A plain kernel does specialize.
     x = np.zeros(64, np.float32)

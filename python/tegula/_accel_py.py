@@ -10,7 +10,8 @@ development headers are). Both give the same results:
     ``(ndarray, dtype, 16-byte aligned, writable)`` and its address; a CPU
     torch tensor ``("cpu", dtype, aligned)``, a CUDA one ``("cuda",
     device index, dtype, aligned)``, each with its address; a
-    ``tegula.Buffer`` ``(Buffer, dtype, id(device), aligned)``. Views whose
+    ``tegula.Buffer`` ``(Buffer, dtype, id(device), aligned)``; a
+    TensorWrapper ``(TensorWrapper, its dtype, its base's key part)``. Views whose
     elements overlap, subclasses of ndarray and anything else give None.
 
 ``struct_runner(...)``
@@ -29,6 +30,7 @@ import struct
 import sys
 
 from . import _interop
+from ._jit import TensorWrapper, dtype_name
 
 _INT_CODES_NP = {}
 
@@ -97,6 +99,13 @@ def arg_key(v):
         return None if code is None else ((t, code), v)
     if kind is not None:
         return t, v
+    if t is TensorWrapper:  # triton.reinterpret: the base's key, as another dtype
+        inner = arg_key(v.base)
+        try:
+            dt = dtype_name(v.dtype)
+        except TypeError:
+            return None
+        return None if inner is None else ((t, dt, inner[0]), inner[1])
     from . import Buffer
     if t is Buffer:
         if v._handle is None:

@@ -14,13 +14,15 @@ are.
 from . import _interop
 from . import _launch
 from . import language as tl
-from ._jit import dtype_name
+from ._jit import MockTensor, dtype_name
 
 
 def _placeholder_dtype(value):
     """The signature dtype name of a dtype given in place of an array
     (``tl.float32``, ``np.float32``, ``np.dtype("f4")``, ``torch.float16``),
-    or None when |value| is no dtype."""
+    or None when |value| is no dtype. Triton's MockTensor(dtype) is its dtype."""
+    if isinstance(value, MockTensor):
+        value = value.dtype
     if isinstance(value, tl.pointer_type):
         return value.element_ty.short_name
     if isinstance(value, tl.dtype):

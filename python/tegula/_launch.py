@@ -33,7 +33,7 @@ from . import _interop
 from . import _runtime as _rt
 from . import language as tl
 from . import Buffer, Device, Stream, _Owned
-from ._jit import _array_pointer, _constexpr_literal, specialize_arg
+from ._jit import TensorWrapper, _array_pointer, _constexpr_literal, dtype_name, specialize_arg
 from .tools.tensor_descriptor import TensorDescriptor
 
 #: The largest grid, per dimension (CUDA's limits, which every backend meets).
@@ -294,13 +294,30 @@ def device_arrays(fn, arguments):
     for p in fn.params:
         if p.name in fn.constexprs:
             continue
+        value = _descriptor_base(arguments[p.name])
         try:
-            arr = _interop.device_array(_descriptor_base(arguments[p.name]))
+            arr = _interop.device_array(_unwrapped(value))
+            if arr is not None and isinstance(value, TensorWrapper):
+                arr.dtype = _wrapper_dtype(fn, p.name, value)
         except TypeError as e:
             raise _fail(TypeError, fn, "argument '%s': %s" % (p.name, e)) from None
         if arr is not None:
             out[p.name] = arr
     return out
+
+
+def _unwrapped(value):
+    """The array under a TensorWrapper (triton.reinterpret), else |value|."""
+    return value.base if isinstance(value, TensorWrapper) else value
+
+
+def _wrapper_dtype(fn, name, wrapper):
+    """The signature dtype name a TensorWrapper gives its array."""
+    try:
+        return dtype_name(wrapper.dtype)
+    except TypeError as e:
+        raise _fail(TypeError, fn, "argument '%s' (a TensorWrapper): %s" % (name, e)) \
+            from None
 
 
 def _descriptor_base(value):
@@ -505,6 +522,10 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
     """The signature entry of a non-constexpr argument and what it passes:
     ("ptr", Buffer | _ArrayArg | _interop.DeviceArray) or ("scalar", value).
     |device_array| is the argument's DeviceArray when it is one."""
+    as_dtype = None
+    if isinstance(value, TensorWrapper):  # triton.reinterpret: the base, as another dtype
+        as_dtype = _wrapper_dtype(fn, name, value)
+        value = value.base
     kinds = getattr(fn, "_scalar_kinds", None)
     if kinds:
         kind = kinds.get(name)
@@ -519,7 +540,7 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
             ("ptr", device_array)
     if isinstance(value, Buffer):
         value._require()
-        dt = value.dtype_name or annotated
+        dt = as_dtype or value.dtype_name or annotated
         if dt is None:
             raise _fail(TypeError, fn, "argument '%s' is a tegula.Buffer without a dtype; "
                         "make it with tegula.empty(shape, dtype) or annotate the "
@@ -540,7 +561,7 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
                 or (hasattr(value, "data_ptr") and hasattr(value, "dtype")))
     if is_array:
         try:
-            _, dt = _array_pointer(value)
+            _, dt = _array_pointer(value) if as_dtype is None else (None, as_dtype)
         except TypeError as e:
             raise _fail(TypeError, fn, "argument '%s': %s" % (name, e)) from None
         if annotated and dt != annotated:

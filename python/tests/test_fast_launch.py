@@ -499,6 +499,21 @@ def test_unaligned_torch_tensor_respecializes(testdev, full, monkeypatch):
     assert (buf.to_numpy()[:1] == 5).all() and (buf.to_numpy()[1:49] == 6).all()
 
 
+def test_reinterpreted_torch_cuda_tensor(testdev, full, monkeypatch):
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "float32", FakeDevice("cuda", 1), numel=64)
+    for v in (3, 4):
+        ck = fill_u32[(1,)](tegula.reinterpret(t, tl.uint32), v, 64, BLOCK=128)
+    assert ck.signature == "*u32:16, i32, i32:16, 128" and ck.device.name == "testdev:1"
+    assert len(full) == 1
+    ck.device._native_stream(0x5150).synchronize()
+    assert (buf.to_numpy() == 4).all()
+
+
 def test_raw_current_stream_of_torch(monkeypatch):
     torch = types.ModuleType("torch")
     torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0x900 + i)

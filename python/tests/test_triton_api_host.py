@@ -493,6 +493,11 @@ def test_warmup_compiles_without_launching(rng):
                    num_warps=2, grid=(1,))
     assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 32"
     assert ck.requested == (2, 3) and fn.compile_count == 2
+    ck = fn.warmup(triton.MockTensor(np.float32), triton.MockTensor(tl.float32),
+                   triton.MockTensor.wrap_dtype(np.float32), 64, BLOCK_SIZE=32,
+                   num_warps=2, grid=(1,))
+    assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 32"
+    assert fn.compile_count == 2 and triton.MockTensor.data_ptr() == 0
     with pytest.raises(ValueError, match="grid dimension x is 0"):
         fn.warmup(x, x, out, n, BLOCK_SIZE=32, grid=(0,))
 
@@ -503,6 +508,37 @@ def test_warmup_compiles_without_launching(rng):
     out[:] = np.nan
     fn.run(x, x, out, n, BLOCK_SIZE=64, grid=grid_1d, warmup=False)
     np.testing.assert_array_equal(out, x + x)
+
+
+def test_reinterpret(rng, monkeypatch):
+    # fp16 values held in uint16 arrays, passed as fp16 (as Triton passes fp8
+    # data held in uint8 tensors).
+    n = 100
+    x, y = rng.random(n).astype(np.float16), rng.random(n).astype(np.float16)
+    xb, yb = x.view(np.uint16), y.view(np.uint16)
+    out = np.full(n, 0xFFFF, np.uint16)  # NaN bits
+    fn = tegula.jit(K.add_kernel.fn)
+    full = []
+    real = _launch._full_launch
+    monkeypatch.setattr(_launch, "_full_launch",
+                        lambda *a, **k: full.append(1) or real(*a, **k))
+    wrapped = [triton.reinterpret(a, tl.float16) for a in (xb, yb, out)]
+    for _ in range(3):
+        out[:] = 0xFFFF
+        ck = fn[grid_1d](*wrapped, n, BLOCK_SIZE=64)
+        np.testing.assert_array_equal(out.view(np.float16), x + y)
+    assert ck.signature.split(", ")[:3] == ["*fp16:16" if a.ctypes.data % 16 == 0 else "*fp16"
+                                            for a in (xb, yb, out)]
+    assert len(full) == 1  # the launcher takes wrapped arrays from the second launch
+    assert isinstance(wrapped[0], triton.TensorWrapper) and wrapped[0].base is xb
+    assert triton.reinterpret(wrapped[0], xb.dtype) is xb
+    assert triton.reinterpret(wrapped[0], tl.float32).dtype is tl.float32
+    assert triton.runtime.reinterpret is triton.reinterpret
+    with pytest.raises(TypeError, match="Cannot reinterpret a <class 'int'>"):
+        triton.reinterpret(5, tl.float16)
+    with pytest.raises(TypeError, match="argument 'x_ptr' .a TensorWrapper.: no Triton "
+                                        "element type for dtype complex64"):
+        fn[grid_1d](triton.reinterpret(xb, np.complex64), yb, out, n, BLOCK_SIZE=64)
 
 
 def test_num_ctas_and_maxnreg(rng):

@@ -1022,6 +1022,11 @@ def specialize(fn, arguments, device, arrays, temporaries=None, dtypes=None):
         desc = v if isinstance(v, TensorDescriptor) else None
         if desc is not None:
             v = desc.base
+        if p.name not in arrays and _interop.is_dlpack_only(v):
+            try:  # host memory known only through __dlpack__: a NumPy view of it
+                v = _interop.host_dlpack(v) or v
+            except TypeError as e:
+                raise _fail(TypeError, fn, "argument '%s': %s" % (p.name, e)) from None
         entry, what = classify(fn, p.name, v, annotated, host_memory, arrays.get(p.name))
         if desc is not None and what[0] != "ptr":
             raise _fail(TypeError, fn, "argument '%s': a TensorDescriptor's base must be "

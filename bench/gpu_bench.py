@@ -700,22 +700,27 @@ def launch_overhead(env, args):
     for name in args.impls:
         r = result["impls"][name] = {}
         try:
-            fn = make(name)
-            for _ in range(50):
-                fn()
-            env.sync()
-            t0 = time.perf_counter()
-            for _ in range(count):
-                fn()
-            t1 = time.perf_counter()
-            env.sync()
-            t2 = time.perf_counter()
-            r.update(enqueue_us=(t1 - t0) / count * 1e6, with_sync_us=(t2 - t0) / count * 1e6)
+            enqueue, with_sync = time_launches(env, make(name), count)
+            r.update(enqueue_us=enqueue, with_sync_us=with_sync)
             if name == "tegula":
                 r.update(tegula_launch_steps(env, make, count))
         except Exception as e:
             r["error"] = error_kind(e, name)
     return result
+
+
+def time_launches(env, fn, count):
+    """(enqueue, with the final sync) µs per call of |fn|, after 50 warm-up calls."""
+    for _ in range(50):
+        fn()
+    env.sync()
+    t0 = time.perf_counter()
+    for _ in range(count):
+        fn()
+    t1 = time.perf_counter()
+    env.sync()
+    t2 = time.perf_counter()
+    return (t1 - t0) / count * 1e6, (t2 - t0) / count * 1e6
 
 
 def tegula_launch_steps(env, make, count):
@@ -732,15 +737,8 @@ def tegula_launch_steps(env, make, count):
     saved = _launcher.accel
     try:
         _launcher.accel = _accel_py._Fallback
-        fn = make("tegula")  # a kernel object of its own: its launcher uses the Python steps
-        for _ in range(50):
-            fn()
-        env.sync()
-        t0 = time.perf_counter()
-        for _ in range(count):
-            fn()
-        out["python_steps_enqueue_us"] = (time.perf_counter() - t0) / count * 1e6
-        env.sync()
+        # A kernel object of its own: its launcher uses the Python steps.
+        out["python_steps_enqueue_us"] = time_launches(env, make("tegula"), count)[0]
     finally:
         _launcher.accel = saved
     return out

@@ -224,7 +224,7 @@ def {name}({params}):
     if cfg is None:
         cfg, g3 = e.config(_fn, _tg_grid)
     if stream is None:
-        h = None if e.torch is None else e.torch()
+        h = None if e.torch is None else e.torch.handle()
     else:
         h = stream._handle
         if h is None:
@@ -367,6 +367,17 @@ class _TorchStream:
         self.make = lambda native: _native_stream(fn, device, native)
         self.index = index
         self.streams = {}
+        # torch._C._cuda_getCurrentRawStream, as Triton reads it, when torch has it.
+        raw = getattr(getattr(_interop._torch(), "_C", None), "_cuda_getCurrentRawStream",
+                      None)
+        if raw is not None:
+            streams = self.streams
+
+            def handle():
+                s = streams.get(raw(index))
+                return s._handle if s is not None and s._handle is not None else \
+                    self.stream()._require()
+            self.handle = handle
 
     def stream(self):
         native = _interop.torch_current_stream(self.index)
@@ -377,7 +388,8 @@ class _TorchStream:
             s = self.streams[native] = self.make(native)
         return s
 
-    def __call__(self):
+    def handle(self):
+        """The Tegula stream handle of PyTorch's current stream."""
         return self.stream()._require()
 
 

@@ -104,8 +104,8 @@ class LaunchState:
 class Entry:
     """What a launch of one key needs: see the module doc."""
 
-    __slots__ = ("ck", "device", "run", "configs", "config_objects", "block", "torch",
-                 "refs")
+    __slots__ = ("ck", "device", "run", "pack", "configs", "config_objects", "block",
+                 "torch", "refs")
 
     def config(self, fn, grid):
         """(address of the launch config, (x, y, z)) of |grid|, checked as a
@@ -230,7 +230,9 @@ def {name}({params}):
         if h is None:
             return {slow % "None, None"}
     if _L._HOOKED:
-        return _hooked(_fn, e, g3, stream, {values}, h, cfg, ({packed}))
+        if _hooked(_fn, e, g3, stream, {values}, h, cfg, ({packed})):
+            return ck
+        return {slow % "None, None"}
     err = e.run(h, cfg, {packed})
     if err:
         _fail(e, err)
@@ -305,7 +307,7 @@ def _generic_launch(fn):
     """The launcher of a kernel no function can be generated for: the full
     launch every time."""
     def launch(grid, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
-        kwargs, options = _split_options(fn, kwargs)
+        args, kwargs, options = fn._prepare(args, kwargs)
         from . import _launch
         return _launch._full_launch(fn, grid, _launch.bind(fn, args, kwargs), num_warps,
                                     num_stages, device, stream, options)
@@ -319,7 +321,9 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
     from . import _launch
     from ._jit import _unspecialized
     kw, options = _split_options(fn, kw)
-    arguments = _launch.bind(fn, values, kw) if kw else dict(zip(fn.arg_names, values))
+    if kw:  # a keyword that is neither a parameter nor an option: bind says so
+        _bind_error(fn, (), values, kw)
+    arguments = dict(zip(fn.arg_names, values))
     for name, kind in fn._nospec.items():
         arguments[name] = _unspecialized(arguments[name], kind)
     record = None
@@ -338,8 +342,14 @@ def _fail(e, err):
 
 
 def _hooked(fn, e, g3, stream, values, h, cfg, vals):
-    """A launch with CompiledKernel's launch hooks set (see _launch)."""
+    """A launch with CompiledKernel's launch hooks set (see _launch); False,
+    with no hook called, when a value does not pack (the full launch then
+    says which)."""
     from . import _launch
+    try:
+        e.pack(vals)
+    except Exception:
+        return False
     if stream is None and e.torch is not None:
         stream = e.torch.stream()
 
@@ -347,11 +357,8 @@ def _hooked(fn, e, g3, stream, values, h, cfg, vals):
         err = e.run(h, cfg, *vals)
         if err:
             _fail(e, err)
-        elif err is None:
-            raise _launch._fail(ValueError, fn, "an argument does not fit the compiled "
-                                "kernel's types; launch without hooks to see which")
     _launch._run_hooked(fn, e.ck, g3, stream, dict(zip(fn.arg_names, values)), run)
-    return e.ck
+    return True
 
 
 # -- Recording an entry ------------------------------------------------------------------
@@ -458,6 +465,7 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     e.ck = ck
     e.device = device
     e.run = run
+    e.pack = check
     e.configs = {}
     e.config_objects = []
     e.block = ck.block

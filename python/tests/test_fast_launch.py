@@ -436,6 +436,22 @@ def test_scalar_range_is_checked_on_every_launch(testdev, full):
     assert (b.to_numpy() == 9).all()
 
 
+def test_hooks_see_no_launch_that_does_not_pack(testdev, full, monkeypatch):
+    from kernels.testdev_kernels import fill_u32
+    entered = []
+    monkeypatch.setattr(tegula.CompiledKernel, "launch_enter_hook",
+                        lambda md: entered.append(md.grid))
+    b = tegula.empty(256, np.uint32)
+    fill_u32[(2,)](b, 7, 256, BLOCK=128)
+    fill_u32[(2,)](b, 9, 256, BLOCK=128)
+    assert len(full) == 1 and entered == [(2, 1, 1)] * 2
+    # -1 has 9's key but does not fit the kernel's u32: the full launch says
+    # so, and no hook saw a launch.
+    with pytest.raises(ValueError, match="argument 'value' = -1 does not fit the kernel's u32"):
+        fill_u32[(2,)](b, -1, 256, BLOCK=128)
+    assert len(entered) == 2 and (b.to_numpy() == 9).all()
+
+
 def test_copied_arrays_take_the_full_path(testdev, full):
     from kernels.testdev_kernels import fill_u32
     out = np.zeros(256, np.uint32)

@@ -870,6 +870,39 @@ class CompiledKernel(_Owned, metaclass=_HookedType):
     def unload(self):
         self._release()
 
+    _fn = None  # the JITFunction it was compiled from (None: a container's)
+
+    @property
+    def metadata(self):
+        """Triton's ``CompiledKernel.metadata``: ``name``, ``num_warps``,
+        ``num_stages`` (as requested), ``shared`` (static shared memory, bytes)
+        and ``target``."""
+        import types
+        return types.SimpleNamespace(
+            name=self.name, num_warps=self.num_warps, shared=self.shared_memory,
+            num_stages=self.requested[1] if self.requested else None, target=self.target)
+
+    def _init_handles(self):
+        """Triton loads a kernel's module lazily here; Tegula's is loaded."""
+        self._require()
+
+    def __getitem__(self, grid):
+        """Triton's launch of a compiled kernel (what ``warmup`` returns):
+        ``ck[grid](*args)`` with every argument of the kernel, constexprs
+        included, launched as its JITFunction launches them on this
+        kernel's device with its num_warps and num_stages (arguments of
+        another specialization get their own kernel, never this one)."""
+        fn = self._fn
+        if fn is None:
+            raise TypeError("%s: a kernel loaded from a container is launched through "
+                            "the container (container[name][grid](...))" % self.name)
+        num_warps, num_stages = self.requested or (self.num_warps, 3)
+
+        def run(*args, stream=None):
+            return fn[grid](*args, num_warps=num_warps, num_stages=num_stages,
+                            device=self.device, stream=stream)
+        return run
+
     def pack(self, holders):
         lib = self._runtime._lib
         n = len(holders)
@@ -949,6 +982,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                     ck.requested = (num_warps, num_stages)
                     fn.compile_count += 1
                     fn.disk_cache_hits += 1
+                    ck._fn = fn
                     fn._cache[key] = ck
                     return ck
 
@@ -970,6 +1004,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
             # a scalar shows as a pointer entry beside the parameter's name.
             raise e.name_parameters(fn.arg_names, fn.constexprs) from None
         ck.writes = writes
+        ck._fn = fn
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck

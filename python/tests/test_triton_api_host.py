@@ -487,6 +487,14 @@ def test_warmup_compiles_without_launching(rng):
     fn[grid_1d](x, x, out, n, BLOCK_SIZE=32)
     assert fn.compile_count == 1  # the launch found the warmed-up kernel
     np.testing.assert_array_equal(out, x + x)
+    # Triton's launch of what warmup returned: every argument, constexprs too.
+    ck._init_handles()
+    assert ck.metadata.num_warps == ck.num_warps and ck.metadata.shared == ck.shared_memory
+    assert ck.metadata.name == "add_kernel" and ck.metadata.num_stages == 3
+    out[:] = np.nan
+    assert ck[(triton.cdiv(n, 32),)](x, x, out, n, 32) is ck
+    np.testing.assert_array_equal(out, x + x)
+    assert fn.compile_count == 1
 
     # dtypes in place of arrays, as Triton's warmup takes them.
     ck = fn.warmup(tl.float32, np.float32, np.dtype("float32"), 64, BLOCK_SIZE=32,

@@ -727,20 +727,48 @@ def launch_overhead(env, args):
     for name in args.impls:
         r = result["impls"][name] = {}
         try:
-            fn = make(name)
-            for _ in range(50):
-                fn()
-            env.sync()
-            t0 = time.perf_counter()
-            for _ in range(count):
-                fn()
-            t1 = time.perf_counter()
-            env.sync()
-            t2 = time.perf_counter()
-            r.update(enqueue_us=(t1 - t0) / count * 1e6, with_sync_us=(t2 - t0) / count * 1e6)
+            enqueue, with_sync = time_launches(env, make(name), count)
+            r.update(enqueue_us=enqueue, with_sync_us=with_sync)
+            if name == "tegula":
+                r.update(tegula_launch_steps(env, make, count))
         except Exception as e:
             r["error"] = error_kind(e, name)
     return result
+
+
+def time_launches(env, fn, count):
+    """(enqueue, with the final sync) µs per call of |fn|, after 50 warm-up calls."""
+    for _ in range(50):
+        fn()
+    env.sync()
+    t0 = time.perf_counter()
+    for _ in range(count):
+        fn()
+    t1 = time.perf_counter()
+    env.sync()
+    t2 = time.perf_counter()
+    return (t1 - t0) / count * 1e6, (t2 - t0) / count * 1e6
+
+
+def tegula_launch_steps(env, make, count):
+    """Which launcher steps Tegula's launch used (the C extension
+    tegula._accel or its Python equivalent), and the enqueue time with the
+    Python steps too when the extension is there."""
+    try:
+        from tegula import _accel_py, _launcher
+    except ImportError:
+        return {"steps": "unknown"}
+    if not getattr(_launcher.accel, "available", False):
+        return {"steps": "python (tegula._accel not built)"}
+    out = {"steps": "C (tegula._accel)"}
+    saved = _launcher.accel
+    try:
+        _launcher.accel = _accel_py._Fallback
+        # A kernel object of its own: its launcher uses the Python steps.
+        out["python_steps_enqueue_us"] = time_launches(env, make("tegula"), count)[0]
+    finally:
+        _launcher.accel = saved
+    return out
 
 
 # -- The child: one case --------------------------------------------------------------
@@ -971,8 +999,17 @@ def print_table(results, file=sys.stdout):
             if "error" in r:
                 p("%-8s %s" % (impl, r["error"][:200]))
             else:
-                p("%-8s enqueue %8.2f   with final sync %8.2f" % (
-                    impl, r["enqueue_us"], r["with_sync_us"]))
+                p("%-8s enqueue %8.2f   with final sync %8.2f%s" % (
+                    impl, r["enqueue_us"], r["with_sync_us"],
+                    "   launcher steps: %s" % r["steps"] if "steps" in r else ""))
+                if "python_steps_enqueue_us" in r:
+                    p("%-8s enqueue %8.2f   with the Python launcher steps (no tegula._accel)"
+                      % (impl, r["python_steps_enqueue_us"]))
+        imps = launch.get("impls", {})
+        tg, tr = imps.get("tegula", {}), imps.get("triton", {})
+        if "enqueue_us" in tg and tr.get("enqueue_us"):
+            p("tegula / triton enqueue: %.2f (the goal: at most 0.50)"
+              % (tg["enqueue_us"] / tr["enqueue_us"]))
         if "error" in launch:
             p("launch overhead: %s" % launch["error"][:200])
 

@@ -17,6 +17,8 @@ Usage: scripts/build-wheel.py [--build DIR | --prefix DIR] [-o OUTDIR]
 The wheel holds tegula/_lib/ in an install prefix's shape:
   lib/libtegula_*.so.N        each under its soname (a wheel keeps no links)
   lib/tegula/plugins/*.so     the plugins, where the runtime looks beside itself
+and tegula._accel (tegula/_accel.<abi>.so, when the build made it) in the
+package itself;
   bin/tegula                  the command line (`python -m tegula compile
                               --emit tile-ir` runs it)
 so the RUNPATH the install gave them ($ORIGIN/../lib, and LLVM 19's folder)
@@ -96,6 +98,12 @@ def stage_native(prefix, dest):
     for path in sorted(glob.glob(os.path.join(lib_src, "tegula", "plugins", "*.so"))):
         shutil.copyfile(path, os.path.join(plugins_dst, os.path.basename(path)))
         copied.append(os.path.join(plugins_dst, os.path.basename(path)))
+    # tegula._accel (when the build had Python's headers): in the package
+    # itself, where tegula looks first.
+    for path in sorted(glob.glob(os.path.join(lib_src, "tegula", "python", "_accel*.so"))):
+        target = os.path.join(os.path.dirname(dest), os.path.basename(path))
+        shutil.copyfile(path, target)
+        copied.append(target)
     exe = os.path.join(prefix, "bin", "tegula")
     if os.path.exists(exe):
         shutil.copy2(exe, os.path.join(bin_dst, "tegula"))

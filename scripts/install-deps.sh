@@ -10,8 +10,8 @@ PACKAGES=(
   cmake ninja-build ccache python3 python3-venv python3-pip
   # `pip install --no-build-isolation ./python` offline, scripts/build-wheel.py
   python3-setuptools python3-wheel
-  # python/ tests (system Python)
-  python3-numpy python3-pytest
+  # python/ tests (system Python); python3-dev: the C extension tegula._accel
+  python3-numpy python3-pytest python3-dev
   # LLVM / MLIR 19
   clang-19 lld-19 llvm-19 llvm-19-dev llvm-19-tools libmlir-19-dev mlir-19-tools
   liblld-19-dev libclang-rt-19-dev zlib1g-dev libzstd-dev libz3-dev

@@ -15,6 +15,7 @@ from ._runtime import TegulaError, RuntimeLibraryNotFound, OutOfMemoryError
 from ._compiler import CompilationError, CompilerLibraryNotFound
 from ._errors import OutOfResources
 from ._jit import jit, JITFunction, specialize_arg, dtype_name  # noqa: F401
+from ._jit import MockTensor, TensorWrapper, reinterpret  # noqa: F401
 from ._container import Container, load, compile, warmup  # noqa: F401
 # Triton's host API (docs/python.md, "Triton programs"); tegula.runtime and
 # tegula.testing are imported at the end, once the package is complete.
@@ -30,6 +31,7 @@ __all__ = [
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
     "import_triton_file", "load", "compile", "warmup", "Container",
     "cdiv", "next_power_of_2", "constexpr", "Config", "autotune", "heuristics", "testing",
+    "MockTensor", "TensorWrapper", "reinterpret",
 ]
 
 __version__ = "0.1.0"

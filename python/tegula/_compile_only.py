@@ -14,13 +14,15 @@ are.
 from . import _interop
 from . import _launch
 from . import language as tl
-from ._jit import _constexpr_literal, dtype_name
+from ._jit import MockTensor, dtype_name
 
 
 def _placeholder_dtype(value):
     """The signature dtype name of a dtype given in place of an array
     (``tl.float32``, ``np.float32``, ``np.dtype("f4")``, ``torch.float16``),
-    or None when |value| is no dtype."""
+    or None when |value| is no dtype. Triton's MockTensor(dtype) is its dtype."""
+    if isinstance(value, MockTensor):
+        value = value.dtype
     if isinstance(value, tl.pointer_type):
         return value.element_ty.short_name
     if isinstance(value, tl.dtype):
@@ -40,20 +42,14 @@ def _placeholder_dtype(value):
 
 def warmup(fn, grid, args, kwargs, num_warps, num_stages, device, stream, options):
     """The CompiledKernel for this call, compiled (or found in the caches)."""
-    if isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps < 1 \
-            or num_warps & (num_warps - 1):
-        raise ValueError("%s: num_warps must be a power of 2, not %r"
-                         % (fn.__name__, num_warps))
-    if isinstance(num_stages, bool) or not isinstance(num_stages, int) or num_stages < 0:
-        raise ValueError("%s: num_stages must be an int >= 0, not %r"
-                         % (fn.__name__, num_stages))
+    _launch.check_launch_options(fn, num_warps, num_stages)
     try:
         stream = _interop.parse_stream(stream)
     except (TypeError, ValueError) as e:
         raise type(e)("%s: %s" % (fn.__name__, e)) from None
     arguments = _launch.bind(fn, args, kwargs)
-    placeholders = {p.name: _placeholder_dtype(arguments[p.name]) for p in fn.params
-                    if p.name not in fn.constexprs}
+    dtypes = {p.name: d for p in fn.params if p.name not in fn.constexprs
+              for d in [_placeholder_dtype(arguments[p.name])] if d is not None}
     # dtypes are neither buffers nor device arrays: they decide no device.
     arrays = _launch.device_arrays(fn, arguments)
     device = _launch.resolve_device(fn, device, stream, arguments, arrays)
@@ -61,30 +57,5 @@ def warmup(fn, grid, args, kwargs, num_warps, num_stages, device, stream, option
         meta = {k: (v.value if isinstance(v, tl.constexpr) else v)
                 for k, v in arguments.items()}
         _launch.normalize_grid(fn, grid, meta)
-    host_memory = _launch.uses_host_memory(device)
-    entries = []
-    for p in fn.params:
-        v = arguments[p.name]
-        if p.name in fn.constexprs:
-            try:
-                entries.append(_constexpr_literal(v))
-            except (TypeError, ValueError) as e:
-                raise type(e)("%s: constexpr '%s': %s" % (fn.__name__, p.name, e)) from None
-            continue
-        annotated = fn._pointer_dtypes.get(p.name)
-        dt = placeholders[p.name]
-        if dt is not None:
-            if annotated and dt != annotated:
-                raise TypeError("%s: argument '%s' is annotated *%s but the dtype given is "
-                                "%s" % (fn.__name__, p.name, annotated, dt))
-            entries.append("*%s%s" % (dt, "" if p.name in fn._nospec else ":16"))
-            continue
-        entry, what = _launch.classify(fn, p.name, v, annotated, host_memory,
-                                       arrays.get(p.name))
-        if what[0] == "ptr" and isinstance(what[1], _launch._ArrayArg):
-            aligned = what[1].address % 16 == 0 if host_memory else True
-            entry = "*%s%s" % (entry, ":16" if aligned else "")
-        if what[0] == "ptr" and p.name in fn._nospec:
-            entry = entry.split(":", 1)[0]  # do_not_specialize: no :16
-        entries.append(entry)
+    entries, _ = _launch.specialize(fn, arguments, device, arrays, dtypes=dtypes)
     return _launch.get_kernel(fn, device, ", ".join(entries), num_warps, num_stages, options)

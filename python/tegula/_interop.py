@@ -1,5 +1,6 @@
 """Arrays and streams of other frameworks: PyTorch tensors, objects with
-``__cuda_array_interface__`` (CuPy, Numba, ...), native stream handles.
+``__cuda_array_interface__`` (CuPy, Numba, ...) or only ``__dlpack__`` (JAX,
+...), native stream handles.
 
 A device array is passed to the kernel as its device address, with no copy;
 only a device of the backend that owns that memory can use it (``nvidia``
@@ -7,6 +8,7 @@ for CUDA memory). Nothing here imports torch: a tensor can only exist when
 torch is already loaded, so ``sys.modules`` is where it is looked up.
 """
 
+import ctypes
 import operator
 import sys
 
@@ -105,7 +107,7 @@ def device_array(value):
                            "a torch CUDA tensor (%s:%d)" % (dev.type, index))
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is None:
-        return None
+        return _dlpack_device_array(value)
     if not isinstance(cai, dict) or "typestr" not in cai:
         raise TypeError("%s has a __cuda_array_interface__ without 'typestr'"
                         % type(value).__name__)
@@ -128,6 +130,140 @@ def device_array(value):
                        "a __cuda_array_interface__ object (%s%s)" % (
                            type(value).__name__,
                            "" if index is None else " on CUDA device %d" % index))
+
+
+# -- DLPack ---------------------------------------------------------------------
+
+_DLPACK_CPU = (1, 3)  # kDLCPU, kDLCUDAHost: memory the process can read
+#: DLPack dtype (code, bits) -> ``tl`` dtype name: kDLInt 0, kDLUInt 1,
+#: kDLFloat 2, kDLBfloat 4, kDLBool 6.
+_DLPACK_DTYPES = {
+    (0, 8): "int8", (0, 16): "int16", (0, 32): "int32", (0, 64): "int64",
+    (1, 8): "uint8", (1, 16): "uint16", (1, 32): "uint32", (1, 64): "uint64",
+    (2, 16): "float16", (2, 32): "float32", (2, 64): "float64", (4, 16): "bfloat16",
+    (6, 8): "int1",
+}
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    """DLPack's DLTensor (dlpack.h), the first member of DLManagedTensor."""
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32),
+                ("dtype", _DLDataType), ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+def is_dlpack_only(value):
+    """Whether |value| is an array known only through ``__dlpack__`` (no
+    ``__array_interface__``, ``__cuda_array_interface__``, not a torch
+    tensor: those are read their own way)."""
+    return callable(getattr(type(value), "__dlpack__", None)) and \
+        callable(getattr(value, "__dlpack_device__", None)) and \
+        getattr(value, "__array_interface__", None) is None and \
+        not hasattr(value, "__cuda_array_interface__") and not is_torch_tensor(value)
+
+
+def dlpack_tensor(value, stream=None):
+    """(DLTensor copy, the capsule, (device type, id)) of a ``__dlpack__``
+    object; TypeError when it is malformed or of a dtype Triton lacks. The
+    capsule owns the tensor: keep it while the data is used."""
+    kind, index = value.__dlpack_device__()
+    kind, index = int(kind), int(index)
+    try:
+        capsule = value.__dlpack__() if stream is None else value.__dlpack__(stream=stream)
+    except TypeError:
+        capsule = value.__dlpack__()
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    valid = ctypes.pythonapi.PyCapsule_IsValid
+    valid.restype = ctypes.c_int
+    valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    if not valid(capsule, b"dltensor"):
+        raise TypeError("%s.__dlpack__() returned no unused DLPack capsule ('dltensor')"
+                        % type(value).__name__)
+    t = _DLTensor.from_address(get(capsule, b"dltensor"))
+    if t.dtype.lanes != 1 or (t.dtype.code, t.dtype.bits) not in _DLPACK_DTYPES:
+        raise TypeError("%s has DLPack dtype (code %d, %d bits, %d lanes), which is no "
+                        "Triton element type" % (type(value).__name__, t.dtype.code,
+                                                 t.dtype.bits, t.dtype.lanes))
+    return t, capsule, (kind, index)
+
+
+def dlpack_dtype(t):
+    """The ``tl`` dtype of a DLTensor."""
+    from . import language as tl
+    name = _DLPACK_DTYPES[(t.dtype.code, t.dtype.bits)]
+    return getattr(tl, name)
+
+
+def host_dlpack(value):
+    """A host ``__dlpack__`` object as a writable NumPy view of its memory,
+    wrapped (TensorWrapper) as its DLPack dtype; None when it is no such
+    object (device memory, or no ``__dlpack__``)."""
+    if not is_dlpack_only(value):
+        return None
+    kind, _ = value.__dlpack_device__()
+    if int(kind) not in _DLPACK_CPU:
+        return None
+    import numpy as np
+    from ._jit import TensorWrapper
+    t, capsule, _ = dlpack_tensor(value)
+    itemsize = t.dtype.bits // 8
+    shape = [t.shape[i] for i in range(t.ndim)]
+    if t.strides:
+        strides = [t.strides[i] * itemsize for i in range(t.ndim)]
+    else:  # compact, row-major
+        strides, step = [], itemsize
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= max(n, 1)
+    lo = sum(min(0, (n - 1) * s) for n, s in zip(shape, strides) if n)
+    hi = sum(max(0, (n - 1) * s) for n, s in zip(shape, strides) if n) + itemsize
+    if any(n == 0 for n in shape):
+        lo, hi = 0, 0
+    address = (t.data or 0) + t.byte_offset
+    memory = (ctypes.c_char * max(hi - lo, 1)).from_address(address + lo)
+    memory.capsule = capsule  # the producer's tensor lives as long as the view
+    flat = np.frombuffer(memory, dtype=np.dtype("u%d" % itemsize) if itemsize > 1
+                         else np.uint8)
+    view = np.lib.stride_tricks.as_strided(flat[-lo // itemsize:] if lo else flat,
+                                           shape=shape, strides=strides, writeable=True)
+    return TensorWrapper(view, dlpack_dtype(t))
+
+
+def _dlpack_device_array(value):
+    """A DeviceArray for a ``__dlpack__`` object in CUDA or ROCm memory, else
+    None."""
+    if not is_dlpack_only(value):
+        return None
+    kind, index = value.__dlpack_device__()
+    kind = int(kind)
+    if kind not in _DLPACK_CUDA + _DLPACK_ROCM:
+        if kind not in _DLPACK_CPU:
+            raise TypeError("%s is in DLPack device memory of type %d, which Tegula "
+                            "cannot use (CPU, CUDA and ROCm memory can be passed)"
+                            % (type(value).__name__, kind))
+        return None
+    # Stream 1: the legacy default stream, which the producer orders its
+    # work before (DLPack's protocol for CUDA consumers).
+    t, capsule, (kind, index) = dlpack_tensor(value, stream=1 if kind in _DLPACK_CUDA
+                                                else None)
+    backend = CUDA_BACKEND if kind in _DLPACK_CUDA else ROCM_BACKEND
+    arr = DeviceArray(capsule, (t.data or 0) + t.byte_offset,
+                      dtype_name(dlpack_dtype(t)), backend, index, None, "dlpack",
+                      "a __dlpack__ object (%s on %s device %d)" % (
+                          type(value).__name__, "CUDA" if backend == CUDA_BACKEND
+                          else "ROCm", index))
+    return arr
 
 
 def torch_host_info(value):

@@ -3,13 +3,16 @@ Triton-AOT signature string ``tegula compile --signature`` takes, and
 launches with ``kernel[grid](*args, **constexprs)`` (``_launch.py``).
 """
 
+import functools
 import inspect
+import sys
 import threading
 
 from . import _runtime as _rt
 from . import language as tl
 
-__all__ = ["jit", "JITFunction", "specialize_arg", "dtype_name"]
+__all__ = ["jit", "JITFunction", "specialize_arg", "dtype_name", "MockTensor",
+           "TensorWrapper", "reinterpret"]
 
 # NumPy dtype names (and ml_dtypes' extension names, matched by name so that
 # ml_dtypes is never required) -> signature dtype names.
@@ -38,6 +41,10 @@ def dtype_name(dt):
     typestr, a ``tl`` dtype or a torch dtype."""
     if isinstance(dt, tl.dtype):
         return dt.short_name
+    if isinstance(dt, type):  # a NumPy scalar type (np.float16)
+        np = sys.modules.get("numpy")
+        if np is not None and issubclass(dt, np.generic):
+            dt = np.dtype(dt)
     name = getattr(dt, "name", None)
     if name is None:
         s = str(dt)
@@ -197,21 +204,6 @@ def _is_constexpr_annotation(ann):
     return getattr(ann, "__name__", None) == "constexpr"  # triton.language.constexpr too
 
 
-class _Launcher:
-    """``kernel[grid]``: calling it launches (see ``JITFunction.__getitem__``)."""
-
-    def __init__(self, fn, grid):
-        self.fn = fn
-        self.grid = grid
-
-    def __call__(self, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
-        fn = self.fn
-        fn._init_pointer_dtypes()
-        args, kwargs, options = fn._prepare(args, kwargs)
-        return _launch_fn()(fn, self.grid, args, kwargs, num_warps, num_stages, device,
-                            stream, options)
-
-
 def _split_options(fn, kwargs):
     """(kwargs without compile options, the compile options as sorted
     (name, text) pairs). Keywords that name no parameter but a compile option
@@ -257,17 +249,6 @@ def _option_text(fn, name, value):
                     "parameter of the kernel: %s)" % (fn.__name__, name, value,
                                                       ", ".join(fn.arg_names)))
 
-
-_launch_impl = None
-
-
-def _launch_fn():
-    """_launch.launch (imported on first use: _launch imports the package)."""
-    global _launch_impl
-    if _launch_impl is None:
-        from ._launch import launch
-        _launch_impl = launch
-    return _launch_impl
 
 
 class JITFunction:
@@ -315,7 +296,7 @@ class JITFunction:
         self.disk_cache_hits = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
         self._scalar_kinds = {}  # parameter -> "int", "float", "bool" (its annotation)
-        self._fast = None  # _launch._FastPath: repeated launches of one kind
+        self._fast = None  # _launcher.LaunchState: the generated launcher
         self.version = version
         self.debug = debug
         self.noinline = noinline
@@ -395,7 +376,7 @@ class JITFunction:
         and heuristics call: launches (or, with |warmup|, only compiles)."""
         if warmup:
             return self.warmup(*args, grid=grid, **kwargs)
-        return _Launcher(self, grid)(*args, **kwargs)
+        return self._launcher().launch(grid, *args, **kwargs)
 
     def warmup(self, *args, grid=None, num_warps=4, num_stages=3, device=None, stream=None,
                **kwargs):
@@ -444,7 +425,18 @@ class JITFunction:
         tuple of 1 to 3 ints or a callable given {parameter: value} that
         returns one. Returns the CompiledKernel. README.md says how arrays
         are passed."""
-        return _Launcher(self, grid)
+        launch = self._fast.launch if self._fast is not None else self._launcher().launch
+        return functools.partial(launch, grid)
+
+    def _launcher(self):
+        """The kernel's generated launcher (_launcher.LaunchState), made on
+        first use (and again after ``_fast`` is reset)."""
+        fast = self._fast
+        if fast is None:
+            from ._launcher import LaunchState
+            self._init_pointer_dtypes()
+            fast = self._fast = LaunchState(self)
+        return fast
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(
@@ -468,3 +460,87 @@ def jit(fn=None, **options):
         k.options = dict(options)
         return k
     return wrap(fn) if fn is not None else wrap
+
+
+# -- Triton's tensor stand-ins -----------------------------------------------------
+
+
+class MockTensor:
+    """Triton's stand-in for a tensor of |dtype| (a torch, NumPy or ``tl``
+    dtype) in ``kernel.warmup(MockTensor(torch.float32), ...)``: a 16-byte
+    aligned array of that dtype for the specialization."""
+
+    @staticmethod
+    def wrap_dtype(arg):
+        if arg.__class__.__name__ == "dtype" and arg.__module__ == "torch":
+            return MockTensor(arg)
+        return arg
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    @staticmethod
+    def data_ptr():
+        return 0  # as Triton: taken as a multiple of 16
+
+    @staticmethod
+    def ptr_range():
+        return 0
+
+
+class TensorWrapper:
+    """An array passed to kernels as another dtype (Triton's, from
+    ``reinterpret``): ``base`` (a torch tensor, a NumPy array or anything a
+    launch takes as an array) with ``dtype`` (a ``tl`` dtype such as
+    ``tl.float8e5``, or a torch or NumPy dtype) in its place. A launch
+    passes the base's address, specialized as a pointer to ``dtype``."""
+
+    def __init__(self, base, dtype):
+        self.dtype = dtype
+        self.base = base
+        self.data = getattr(base, "data", None)
+        self.device = getattr(base, "device", None)
+        self.shape = getattr(base, "shape", None)
+
+    def data_ptr(self):
+        ptr = _array_pointer(self.base)
+        return ptr[0] if ptr is not None else self.base.data_ptr()
+
+    def stride(self, *args):
+        return self.base.stride(*args)
+
+    def __str__(self):
+        return "TensorWrapper[%s](%s)" % (self.dtype, self.base)
+
+    def element_size(self):
+        return self.base.element_size()
+
+    def cpu(self):
+        return TensorWrapper(self.base.cpu(), self.dtype)
+
+    def copy_(self, other):
+        self.base.copy_(other.base)
+
+    def clone(self):
+        return TensorWrapper(self.base.clone(), self.dtype)
+
+    def to(self, device):
+        return TensorWrapper(self.base.to(device), self.dtype)
+
+    def new_empty(self, sizes):
+        return TensorWrapper(self.base.new_empty(sizes), self.dtype)
+
+
+def reinterpret(tensor, dtype):
+    """|tensor| seen by kernels as |dtype| (Triton's ``triton.reinterpret``):
+    a TensorWrapper, or the base itself when a wrapper goes back to its
+    base's dtype."""
+    if isinstance(tensor, TensorWrapper):
+        if dtype == tensor.base.dtype:
+            return tensor.base
+        return TensorWrapper(tensor.base, dtype)
+    if hasattr(tensor, "data_ptr") or hasattr(tensor, "__array_interface__") or \
+            hasattr(tensor, "__cuda_array_interface__"):
+        return TensorWrapper(tensor, dtype)
+    raise TypeError("Cannot reinterpret a %s." % type(tensor))
+

@@ -25,7 +25,6 @@ other on the NULL stream (complete before returning).
 
 import ctypes
 import operator
-import struct
 
 from . import _compiler
 from . import _diskcache
@@ -34,7 +33,7 @@ from . import _interop
 from . import _runtime as _rt
 from . import language as tl
 from . import Buffer, Device, Stream, _Owned
-from ._jit import _array_pointer, _constexpr_literal, specialize_arg
+from ._jit import TensorWrapper, _array_pointer, _constexpr_literal, dtype_name, specialize_arg
 from .tools.tensor_descriptor import TensorDescriptor
 
 #: The largest grid, per dimension (CUDA's limits, which every backend meets).
@@ -75,16 +74,57 @@ def bind(fn, args, kwargs):
         bound = fn.signature.bind(*args, **kwargs)
     except TypeError as e:
         message = "%s: %s" % (fn.__name__, e)
-        fast = fn._fast if fn._fast is not None else _FastPath(fn)
-        if fast.binder is not None:
+        binder = _make_binder(fn)
+        if binder is not None:
             try:
-                fast.binder(*args, **kwargs)
+                binder(*args, **kwargs)
             except TypeError as python_error:
                 message = str(python_error)
         raise TypeError("%s (the parameters are %s)"
                         % (message, ", ".join(fn.arg_names))) from None
     bound.apply_defaults()
     return dict(bound.arguments)
+
+
+def _make_binder(fn):
+    """A function with the kernel's name and parameters (kinds and
+    defaults): calling it binds as Python binds a call, and fails in
+    Python's words. None when one cannot be made."""
+    import keyword
+    names, positional, kwonly, defaults, kwdefaults = [], [], [], [], {}
+    for p in fn.params:
+        if not p.name.isidentifier() or keyword.iskeyword(p.name):
+            return None
+        names.append(p.name)
+        if p.kind == p.KEYWORD_ONLY:
+            kwonly.append(p.name)
+            if p.default is not p.empty:
+                kwdefaults[p.name] = p.default
+        else:
+            positional.append(p)
+            if p.default is not p.empty:
+                defaults.append(p.default)
+    parts = []
+    for i, p in enumerate(positional):
+        parts.append(p.name)
+        if p.kind == p.POSITIONAL_ONLY and (i + 1 == len(positional) or
+                                            positional[i + 1].kind != p.POSITIONAL_ONLY):
+            parts.append("/")
+    if kwonly:
+        parts.append("*")
+        parts.extend(kwonly)
+    name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
+        fn.__name__) else "bind"
+    src = "def %s(%s):\n    pass\n" % (name, ", ".join(parts))
+    scope = {}
+    try:
+        exec(compile(src, "<tegula binder of %s>" % fn.__name__, "exec"), {}, scope)  # noqa: S102
+    except SyntaxError:  # pragma: no cover
+        return None
+    binder = scope[name]
+    binder.__defaults__ = tuple(defaults) or None
+    binder.__kwdefaults__ = kwdefaults or None
+    return binder
 
 
 def _dtype_by_name(text):
@@ -254,13 +294,30 @@ def device_arrays(fn, arguments):
     for p in fn.params:
         if p.name in fn.constexprs:
             continue
+        value = _descriptor_base(arguments[p.name])
         try:
-            arr = _interop.device_array(_descriptor_base(arguments[p.name]))
+            arr = _interop.device_array(_unwrapped(value))
+            if arr is not None and isinstance(value, TensorWrapper):
+                arr.dtype = _wrapper_dtype(fn, p.name, value)
         except TypeError as e:
             raise _fail(TypeError, fn, "argument '%s': %s" % (p.name, e)) from None
         if arr is not None:
             out[p.name] = arr
     return out
+
+
+def _unwrapped(value):
+    """The array under a TensorWrapper (triton.reinterpret), else |value|."""
+    return value.base if isinstance(value, TensorWrapper) else value
+
+
+def _wrapper_dtype(fn, name, wrapper):
+    """The signature dtype name a TensorWrapper gives its array."""
+    try:
+        return dtype_name(wrapper.dtype)
+    except TypeError as e:
+        raise _fail(TypeError, fn, "argument '%s' (a TensorWrapper): %s" % (name, e)) \
+            from None
 
 
 def _descriptor_base(value):
@@ -465,6 +522,10 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
     """The signature entry of a non-constexpr argument and what it passes:
     ("ptr", Buffer | _ArrayArg | _interop.DeviceArray) or ("scalar", value).
     |device_array| is the argument's DeviceArray when it is one."""
+    as_dtype = None
+    if isinstance(value, TensorWrapper):  # triton.reinterpret: the base, as another dtype
+        as_dtype = _wrapper_dtype(fn, name, value)
+        value = value.base
     kinds = getattr(fn, "_scalar_kinds", None)
     if kinds:
         kind = kinds.get(name)
@@ -479,7 +540,7 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
             ("ptr", device_array)
     if isinstance(value, Buffer):
         value._require()
-        dt = value.dtype_name or annotated
+        dt = as_dtype or value.dtype_name or annotated
         if dt is None:
             raise _fail(TypeError, fn, "argument '%s' is a tegula.Buffer without a dtype; "
                         "make it with tegula.empty(shape, dtype) or annotate the "
@@ -500,7 +561,7 @@ def classify(fn, name, value, annotated, host_memory, device_array=None):
                 or (hasattr(value, "data_ptr") and hasattr(value, "dtype")))
     if is_array:
         try:
-            _, dt = _array_pointer(value)
+            _, dt = _array_pointer(value) if as_dtype is None else (None, as_dtype)
         except TypeError as e:
             raise _fail(TypeError, fn, "argument '%s': %s" % (name, e)) from None
         if annotated and dt != annotated:
@@ -809,6 +870,39 @@ class CompiledKernel(_Owned, metaclass=_HookedType):
     def unload(self):
         self._release()
 
+    _fn = None  # the JITFunction it was compiled from (None: a container's)
+
+    @property
+    def metadata(self):
+        """Triton's ``CompiledKernel.metadata``: ``name``, ``num_warps``,
+        ``num_stages`` (as requested), ``shared`` (static shared memory, bytes)
+        and ``target``."""
+        import types
+        return types.SimpleNamespace(
+            name=self.name, num_warps=self.num_warps, shared=self.shared_memory,
+            num_stages=self.requested[1] if self.requested else None, target=self.target)
+
+    def _init_handles(self):
+        """Triton loads a kernel's module lazily here; Tegula's is loaded."""
+        self._require()
+
+    def __getitem__(self, grid):
+        """Triton's launch of a compiled kernel (what ``warmup`` returns):
+        ``ck[grid](*args)`` with every argument of the kernel, constexprs
+        included, launched as its JITFunction launches them on this
+        kernel's device with its num_warps and num_stages (arguments of
+        another specialization get their own kernel, never this one)."""
+        fn = self._fn
+        if fn is None:
+            raise TypeError("%s: a kernel loaded from a container is launched through "
+                            "the container (container[name][grid](...))" % self.name)
+        num_warps, num_stages = self.requested or (self.num_warps, 3)
+
+        def run(*args, stream=None):
+            return fn[grid](*args, num_warps=num_warps, num_stages=num_stages,
+                            device=self.device, stream=stream)
+        return run
+
     def pack(self, holders):
         lib = self._runtime._lib
         n = len(holders)
@@ -888,6 +982,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                     ck.requested = (num_warps, num_stages)
                     fn.compile_count += 1
                     fn.disk_cache_hits += 1
+                    ck._fn = fn
                     fn._cache[key] = ck
                     return ck
 
@@ -909,48 +1004,109 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
             # a scalar shows as a pointer entry beside the parameter's name.
             raise e.name_parameters(fn.arg_names, fn.constexprs) from None
         ck.writes = writes
+        ck._fn = fn
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck
 
 
-def launch(fn, grid, args, kwargs, num_warps=4, num_stages=3, device=None, stream=None,
-           options=()):
-    """``kernel[grid](...)``: the fast path when this kind of call has
-    launched before (see "The fast path" below), else the full one.
-    |options|: the compile options, sorted (key, value) pairs."""
-    fast = fn._fast
-    if fast is None:
-        fast = fn._fast = _FastPath(fn)
-    probe = _probe(fast, args, kwargs, num_warps, num_stages, device, stream, options)
-    if probe is not None:
-        try:
-            entry = fast.entries.get(probe[0])
-        except TypeError:  # an unhashable dtype
-            entry = probe = None
-        if entry is not None:
-            ck = _fast_launch(fn, entry, grid, probe, stream)
-            if ck is not None:
-                return ck
-    return _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream,
-                        probe, options)
-
-
-def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, probe=None,
-                 options=()):
-    """The full launch: every check, then (when |probe| is not None and the
-    call qualifies) a fast-path entry for the next call of this kind."""
-    stream_arg = stream
+def check_launch_options(fn, num_warps, num_stages):
+    """ValueError unless num_warps is a power of 2 and num_stages an int >= 0."""
     if isinstance(num_warps, bool) or not isinstance(num_warps, int) or num_warps < 1 \
             or num_warps & (num_warps - 1):
         raise _fail(ValueError, fn, "num_warps must be a power of 2, not %r" % (num_warps,))
     if isinstance(num_stages, bool) or not isinstance(num_stages, int) or num_stages < 0:
         raise _fail(ValueError, fn, "num_stages must be an int >= 0, not %r" % (num_stages,))
+
+
+def specialize(fn, arguments, device, arrays, temporaries=None, dtypes=None):
+    """(signature entries, passed) of a launch (or warmup) on |device| with
+    the bound |arguments|: one entry per parameter (a constexpr's literal,
+    "None", or classify's entry with the ``:16`` of the address the kernel
+    receives), and per argument that reaches the kernel (name, entry,
+    classify's what), descriptors expanded. |arrays|: device_arrays().
+    |temporaries|: a list the device buffers of arrays copied to the device
+    go into, allocated here so that their alignment is what the kernel
+    gets; None (a warmup) takes such arrays as 16-byte aligned, as new
+    device buffers are. |dtypes|: {parameter: dtype name} of parameters
+    given a dtype in place of an array (a warmup), taken as aligned."""
+    host_memory = uses_host_memory(device)
+    entries, passed = [], []
+    for p in fn.params:
+        v = arguments[p.name]
+        if p.name in fn.constexprs:
+            try:
+                entries.append(_constexpr_literal(v))
+            except (TypeError, ValueError) as e:
+                raise _fail(type(e), fn, "constexpr '%s': %s" % (p.name, e)) from None
+            continue
+        if v is None:
+            # As in Triton: None specializes the parameter to the constant
+            # None (`if bias_ptr is not None:` in the kernel); the compiled
+            # kernel takes no argument for it.
+            entries.append("None")
+            continue
+        annotated = fn._pointer_dtypes.get(p.name)
+        dt = dtypes.get(p.name) if dtypes else None
+        if dt is not None:
+            if annotated and dt != annotated:
+                raise _fail(TypeError, fn, "argument '%s' is annotated *%s but the dtype "
+                            "given is %s" % (p.name, annotated, dt))
+            entries.append("*%s%s" % (dt, "" if p.name in fn._nospec else ":16"))
+            continue
+        desc = v if isinstance(v, TensorDescriptor) else None
+        if desc is not None:
+            v = desc.base
+        if p.name not in arrays and _interop.is_dlpack_only(v):
+            try:  # host memory known only through __dlpack__: a NumPy view of it
+                v = _interop.host_dlpack(v) or v
+            except TypeError as e:
+                raise _fail(TypeError, fn, "argument '%s': %s" % (p.name, e)) from None
+        entry, what = classify(fn, p.name, v, annotated, host_memory, arrays.get(p.name))
+        if desc is not None and what[0] != "ptr":
+            raise _fail(TypeError, fn, "argument '%s': a TensorDescriptor's base must be "
+                        "an array or a tegula.Buffer" % p.name)
+        if what[0] == "ptr" and isinstance(what[1], _ArrayArg):
+            arr = what[1]
+            if host_memory:
+                address = arr.address
+            elif temporaries is None:
+                address = 0
+            else:
+                arr.buffer = _shared_buffer(passed, arr) or Buffer(device, arr.nbytes)
+                if arr.buffer not in temporaries:
+                    temporaries.append(arr.buffer)
+                address = arr.buffer.device_address
+            entry = "*%s%s" % (entry, ":16" if address % 16 == 0 else "")
+        if desc is not None:
+            if not entry.endswith(":16"):
+                raise _fail(ValueError, fn, "argument '%s': a TensorDescriptor's base "
+                            "must be 16-byte aligned" % p.name)
+            entries.append(desc.signature_entry())
+            passed.extend(_descriptor_args(fn, p.name, desc, entry, what))
+            continue
+        if what[0] == "ptr" and p.name in fn._nospec:
+            # do_not_specialize(_on_alignment): no :16, so that every
+            # address runs the one kernel (the launcher's key still tells
+            # aligned from not, each entry holding that kernel).
+            entry = entry.split(":", 1)[0]
+        entries.append(entry)
+        passed.append((p.name, entry, what))
+    return entries, passed
+
+
+def _full_launch(fn, grid, arguments, num_warps, num_stages, device, stream, options=(),
+                 record=None):
+    """A launch with every check (_launcher.py's full launch) of the bound
+    |arguments|; |options|: the compile options, sorted (key, value) pairs.
+    |record|, when given, is called after the launch with (device, kernel,
+    passed, host memory?, stream, packed bytes) unless host arrays were
+    copied (the launcher records an entry from them)."""
+    check_launch_options(fn, num_warps, num_stages)
     try:
         stream = _interop.parse_stream(stream)
     except (TypeError, ValueError) as e:
         raise _fail(type(e), fn, str(e)) from None
-    arguments = bind(fn, args, kwargs)
     arrays = device_arrays(fn, arguments)
     device = resolve_device(fn, device, stream, arguments, arrays)
     meta = {k: (v.value if isinstance(v, tl.constexpr) else v) for k, v in arguments.items()}
@@ -958,57 +1114,9 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
     stream = resolve_stream(fn, device, stream, arrays)
     host_memory = uses_host_memory(device)
 
-    # Specialize; arrays on the copy path get their device buffers first, so
-    # that the divisibility is that of the address the kernel receives.
-    entries, passed = [], []
     temporaries = []  # buffers this launch allocated
     try:
-        for p in fn.params:
-            v = arguments[p.name]
-            if p.name in fn.constexprs:
-                try:
-                    entries.append(_constexpr_literal(v))
-                except (TypeError, ValueError) as e:
-                    raise _fail(type(e), fn, "constexpr '%s': %s" % (p.name, e)) from None
-                continue
-            if v is None:
-                # As in Triton: None specializes the parameter to the
-                # constant None (`if bias_ptr is not None:` in the kernel);
-                # the compiled kernel takes no argument for it.
-                entries.append("None")
-                continue
-            desc = v if isinstance(v, TensorDescriptor) else None
-            if desc is not None:
-                v = desc.base
-            entry, what = classify(fn, p.name, v, fn._pointer_dtypes.get(p.name), host_memory,
-                                   arrays.get(p.name))
-            if desc is not None and what[0] != "ptr":
-                raise _fail(TypeError, fn, "argument '%s': a TensorDescriptor's base must be "
-                            "an array or a tegula.Buffer" % p.name)
-            if what[0] == "ptr" and isinstance(what[1], _ArrayArg):
-                arr = what[1]
-                if host_memory:
-                    address = arr.address
-                else:
-                    arr.buffer = _shared_buffer(passed, arr) or Buffer(device, arr.nbytes)
-                    if arr.buffer not in temporaries:
-                        temporaries.append(arr.buffer)
-                    address = arr.buffer.device_address
-                entry = "*%s%s" % (entry, ":16" if address % 16 == 0 else "")
-            if desc is not None:
-                if not entry.endswith(":16"):
-                    raise _fail(ValueError, fn, "argument '%s': a TensorDescriptor's base "
-                                "must be 16-byte aligned" % p.name)
-                entries.append(desc.signature_entry())
-                passed.extend(_descriptor_args(fn, p.name, desc, entry, what))
-                continue
-            if what[0] == "ptr" and p.name in fn._nospec:
-                # do_not_specialize(_on_alignment): no :16, so that every
-                # address runs the one kernel (the fast path's key still
-                # tells aligned from not, each entry holding that kernel).
-                entry = entry.split(":", 1)[0]
-            entries.append(entry)
-            passed.append((p.name, entry, what))
+        entries, passed = specialize(fn, arguments, device, arrays, temporaries)
         signature = ", ".join(entries)
 
         ck = get_kernel(fn, device, signature, num_warps, num_stages, options)
@@ -1061,12 +1169,11 @@ def _full_launch(fn, grid, args, kwargs, num_warps, num_stages, device, stream, 
         elif stream is not None:
             # Host arrays and device buffers stay alive until the stream's
             # work is done (Stream.synchronize clears this).
-            stream._keep.extend([packed] + temporaries + [a.obj for a in copies])
+            stream._keep.extend(temporaries + [a.obj for a in copies])
             temporaries = []
-        if probe is not None and not copies:
+        if record is not None and not copies:
             try:
-                _record(fn, probe, device, ck, passed, host_memory, stream_arg, stream,
-                        bytes(packed)[:size])
+                record(device, ck, passed, host_memory, stream, bytes(packed)[:size])
             except Exception:  # pragma: no cover - then the next call is a full one too
                 pass
         return ck
@@ -1120,337 +1227,7 @@ def _copy(device, arr, to_device, stream):
     _rt.check(lib, err)
 
 
-# -- The fast path ---------------------------------------------------------------
-#
-# A launch like one before it (same kernel, same kind of each argument, same
-# constexprs, num_warps, num_stages, device= and stream= kinds) skips binding
-# through inspect, classification, device resolution, the compile cache and
-# tegula_args_pack: _probe computes a key from the call (Triton's
-# specialization key: per argument its type, dtype, 16-byte alignment of
-# pointers, i32/i64/u64 and :1/:16 of ints; constexprs by value), and the
-# entry recorded for that key by the first full launch (_record) holds the
-# loaded kernel, the device, a struct.Struct laid out as the metadata says and
-# the launch config per grid. Only pointer extraction, packing, the grid check
-# and tegula_kernel_launch remain per call.
-#
-# Everything the key does not capture is checked per call; anything
-# unexpected (a freed buffer or stream, an unloaded kernel, a scalar that does
-# not pack, an argument kind the key does not cover: __cuda_array_interface__
-# objects, host arrays on a copying device, native stream handles) takes the
-# full path, which raises exactly what it always raised. The fast path has no
-# side effect before it is sure to launch: a grid callable is called once.
-
-#: tg_scalar_type name -> struct format (native order, standard sizes).
-_STRUCT = {
-    "i1": "?", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H",
-    "u32": "I", "u64": "Q", "fp32": "f", "fp64": "d", "fp16": "H", "bf16": "H",
-    "fp8e4nv": "B", "fp8e5": "B",
-}
-_MAX_ENTRIES = 512   # per kernel; the cache is emptied when it grows past this
-_MAX_CONFIGS = 64    # launch configs (grids) per entry
-
-
-def _make_binder(fn):
-    """A function with the kernel's parameters (kinds and defaults) that
-    returns their values in order: Python's own argument binding, as
-    Triton's generated binder. None when one cannot be made."""
-    import keyword
-    names, positional, kwonly, defaults, kwdefaults = [], [], [], [], {}
-    for p in fn.params:
-        if not p.name.isidentifier() or keyword.iskeyword(p.name):
-            return None
-        names.append(p.name)
-        if p.kind == p.KEYWORD_ONLY:
-            kwonly.append(p.name)
-            if p.default is not p.empty:
-                kwdefaults[p.name] = p.default
-        else:
-            positional.append(p)
-            if p.default is not p.empty:
-                defaults.append(p.default)
-    parts = []
-    for i, p in enumerate(positional):
-        parts.append(p.name)
-        if p.kind == p.POSITIONAL_ONLY and (i + 1 == len(positional) or
-                                            positional[i + 1].kind != p.POSITIONAL_ONLY):
-            parts.append("/")
-    if kwonly:
-        parts.append("*")
-        parts.extend(kwonly)
-    # Named as the kernel: Python's binding errors name it ("add_kernel()
-    # missing 1 required positional argument: 'n'"), which bind() reuses.
-    name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
-        fn.__name__) else "bind"
-    src = "def %s(%s):\n    return (%s)\n" % (
-        name, ", ".join(parts), "".join(n + ", " for n in names))
-    scope = {}
-    try:
-        exec(compile(src, "<tegula binder of %s>" % fn.__name__, "exec"), {}, scope)  # noqa: S102
-    except SyntaxError:  # pragma: no cover
-        return None
-    bind = scope[name]
-    bind.__defaults__ = tuple(defaults) or None
-    bind.__kwdefaults__ = kwdefaults or None
-    return bind
-
-
-class _FastPath:
-    """A kernel's fast-path state: its binder and entries by key."""
-
-    def __init__(self, fn):
-        self.binder = _make_binder(fn)
-        self.constexpr = tuple(p.name in fn.constexprs for p in fn.params)
-        self.names = tuple(fn.arg_names)
-        self.entries = {}
-        try:
-            import numpy as np
-            self.ndarray = np.ndarray
-        except ImportError:  # pragma: no cover
-            self.ndarray = None
-
-
-class _Entry:
-    """What a launch of one key needs: see "The fast path"."""
-
-    __slots__ = ("ck", "device", "kernel", "lib", "pack", "convert", "block", "configs",
-                 "torch_index", "refs")
-
-
-#: Kinds of NumPy scalar types ("int", "float", "bool"; None: not one).
-_NP_KINDS = {}
-
-
-def _np_kind(t):
-    kind = _NP_KINDS.get(t, False)
-    if kind is False:
-        kind = None
-        try:
-            import numpy as np
-            if issubclass(t, np.bool_):
-                kind = "bool"
-            elif issubclass(t, np.integer):
-                kind = "int"
-            elif issubclass(t, np.floating):
-                kind = "float"
-        except ImportError:  # pragma: no cover
-            pass
-        if len(_NP_KINDS) >= 256:
-            _NP_KINDS.clear()
-        _NP_KINDS[t] = kind
-    return kind
-
-
-def _int_code(v):
-    """What specialize_arg makes of int |v| as a small int (i32/u64/i64 and
-    :1/:16), or None when it does not fit 64 bits."""
-    if -0x80000000 <= v <= 0x7FFFFFFF:
-        w = 0
-    elif 0x8000000000000000 <= v <= 0xFFFFFFFFFFFFFFFF:
-        w = 4
-    elif -0x8000000000000000 <= v <= 0x7FFFFFFFFFFFFFFF:
-        w = 8
-    else:
-        return None
-    return w + (1 if v == 1 else 2 if not v & 15 else 0)
-
-
-def _probe(fast, args, kwargs, num_warps, num_stages, device, stream, options=()):
-    """(key, pack values, bound values, referenced objects, torch CUDA?) of a
-    call, or None when the call is of a kind the fast path does not take."""
-    bind = fast.binder
-    if bind is None:
-        return None
-    try:
-        values = bind(*args, **kwargs)
-    except TypeError:
-        return None
-    if type(num_warps) is not int or type(num_stages) is not int:
-        return None
-    refs = []
-    key = [num_warps, num_stages, options, _rt.option_environment()]
-    if device is None or type(device) is str:
-        key.append(device)
-    elif type(device) is Device:
-        key.append(id(device))
-        refs.append(device)
-    else:
-        return None
-    if stream is None:
-        key.append(None)
-    elif type(stream) is Stream:
-        if stream._handle is None:
-            return None
-        key.append(id(stream.device))
-        refs.append(stream.device)
-    else:
-        return None
-    ndarray = fast.ndarray
-    buffer_type = Buffer  # the module's (tests replace it)
-    vals = []
-    torch_cuda = False
-    gpu_backend = None
-    for v, cx in zip(values, fast.constexpr):
-        t = type(v)
-        if cx:
-            if t is tl.constexpr:
-                v = v.value
-                t = type(v)
-            if t is int or t is bool or t is str or v is None:
-                key.append(t)
-                key.append(v)
-            else:
-                try:
-                    key.append(_constexpr_literal(v))
-                except Exception:
-                    return None
-            continue
-        if t is ndarray:
-            a = v.ctypes.data or 0
-            flags = v.flags
-            if not (flags.c_contiguous or flags.f_contiguous) and host_overlap(v):
-                return None  # the full path refuses it
-            key.append(t)
-            key.append(v.dtype)
-            key.append(not a & 15)
-            key.append(flags.writeable)  # read-only: only where the kernel reads
-            vals.append(a)
-        elif t is int:
-            code = _int_code(v)
-            if code is None:
-                return None
-            key.append(t)
-            key.append(code)
-            vals.append(v)
-        elif t is float or t is bool:
-            key.append(t)
-            vals.append(v)
-        elif t is buffer_type:
-            if v._handle is None:
-                return None
-            a = v._address
-            key.append(t)
-            key.append(v.dtype)
-            key.append(id(v.device))
-            key.append(not a & 15)
-            refs.append(v.device)
-            vals.append(a)
-        else:
-            kind = _np_kind(t)
-            if kind == "int":
-                code = _int_code(int(v))
-                if code is None:
-                    return None
-                key.append(t)
-                key.append(code)
-                vals.append(v)
-            elif kind is not None:  # float, bool
-                key.append(t)
-                vals.append(v)
-            elif _interop.is_torch_tensor(v):
-                try:
-                    dev = v.device
-                    if dev.type == "cpu":
-                        if host_overlap(v):
-                            return None  # the full path refuses it
-                        a = int(v.data_ptr())
-                        key.append(t)
-                        key.append("cpu")
-                    elif dev.type == "cuda":
-                        a = int(v.data_ptr())
-                        if gpu_backend is None:
-                            gpu_backend = _interop._torch_gpu_backend()
-                        key.append(t)
-                        key.append("cuda")
-                        key.append(gpu_backend)
-                        key.append(dev.index if dev.index is not None else 0)
-                        torch_cuda = True
-                    else:
-                        return None
-                    key.append(v.dtype)
-                except Exception:  # the full path says what is wrong
-                    return None
-                key.append(not a & 15)
-                vals.append(a)
-            else:
-                return None
-    return tuple(key), vals, values, refs, torch_cuda
-
-
-def _fast_grid(g):
-    """(x, y, z) for a tuple of 1 to 3 ints in range, else None."""
-    if type(g) is not tuple:
-        return None
-    n = len(g)
-    if n == 1:
-        x = g[0]
-        if type(x) is int and 0 < x <= 0x7FFFFFFF:
-            return (x, 1, 1)
-        return None
-    if n == 2:
-        x, y = g
-        z = 1
-    elif n == 3:
-        x, y, z = g
-    else:
-        return None
-    if type(x) is int and type(y) is int and type(z) is int and 0 < x <= 0x7FFFFFFF \
-            and 0 < y <= 65535 and 0 < z <= 65535:
-        return (x, y, z)
-    return None
-
-
-def _fast_launch(fn, entry, grid, probe, stream):
-    """Launches through |entry|; None (and nothing done) when the full path
-    must take this call."""
-    ck = entry.ck
-    if ck._handle is None:
-        return None
-    vals = probe[1]
-    try:
-        convert = entry.convert
-        if convert is not None:
-            vals = [c(x) if c is not None else x for c, x in zip(convert, vals)]
-        packed = entry.pack(*vals)
-    except Exception:  # out of range, ...: the full path says what
-        return None
-    # From here on the call launches or raises what the full path raises.
-    g3 = _fast_grid(grid)
-    if g3 is None:
-        if callable(grid):
-            values = probe[2]
-            meta = {k: (v.value if isinstance(v, tl.constexpr) else v)
-                    for k, v in zip(fn.arg_names, values)}
-            grid = grid(meta)
-            g3 = _fast_grid(grid)
-        if g3 is None:
-            g3 = _grid3(fn, grid)
-    cfg = entry.configs.get(g3)
-    if cfg is None:
-        c = _rt.sized(_rt.tegula_launch_config)
-        c.grid[:] = list(g3)
-        c.block[:] = list(entry.block)
-        c.dynamic_shared_memory = 0
-        if len(entry.configs) >= _MAX_CONFIGS:
-            entry.configs.clear()
-        cfg = entry.configs[g3] = ctypes.byref(c)
-    if stream is not None:
-        handle = stream._require()
-    elif entry.torch_index is not None:
-        stream = _native_stream(fn, entry.device,
-                                _interop.torch_current_stream(entry.torch_index))
-        handle = stream._require()
-    else:
-        handle = None
-    if _HOOKED:
-        _run_hooked(fn, ck, g3, stream, probe[2], lambda: _rt.check(
-            entry.lib, entry.kernel(ck._kernel, handle, cfg, packed, len(packed))))
-    else:
-        err = entry.kernel(ck._kernel, handle, cfg, packed, len(packed))
-        if err:
-            _rt.check(entry.lib, err)
-    if stream is not None and stream.native_handle is None:
-        stream._keep.append(packed)
-    return ck
+# -- Argument layout ---------------------------------------------------------------
 
 
 def _layout(ck):
@@ -1465,78 +1242,3 @@ def _layout(ck):
                                               ctypes.byref(size)))
         lay = ck._layout = (list(offsets)[:n], size.value)
     return lay
-
-
-def _is_int_type(t):
-    return t is int or t is bool or _np_kind(t) == "int"
-
-
-def _record(fn, probe, device, ck, passed, host_memory, stream_arg, stream, packed):
-    """After a full launch of |probe|'s call: an entry for its key when the
-    fast path can repeat it (and packs exactly as tegula_args_pack did)."""
-    key, vals, _, refs, torch_cuda = probe
-    if len(vals) != len(passed) or len(ck.args) != len(passed):
-        return
-    torch_index = None
-    if stream_arg is None and stream is not None:
-        if not torch_cuda:
-            return
-        torch_index = _device_index(device)
-    elif stream_arg is None and torch_cuda:
-        return
-    fmt, convert, at = ["="], [], 0
-    offsets, total = _layout(ck)
-    for (name, entry, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
-        if kind == "ptr":
-            if isinstance(value, _ArrayArg) and not host_memory:
-                return
-            char, size, conv = "Q", 8, None
-        else:
-            dt = _scalar_type(_rt.SCALAR_TYPES.get(mtype), entry)
-            char = _STRUCT.get(dt)
-            if char is None:
-                return
-            t = type(value)
-            size, conv = struct.calcsize("=" + char), None
-            if dt in _INT_RANGE:
-                if not _is_int_type(t):
-                    return
-            elif dt != "i1":
-                if not (_is_int_type(t) or t is float or _np_kind(t) == "float"):
-                    return
-                if dt not in ("fp32", "fp64"):
-                    conv = (lambda x, dt=dt: _float_bits(float(x), dt))
-        if off < at:
-            return
-        fmt.append("%dx%s" % (off - at, char) if off > at else char)
-        convert.append(conv)
-        at = off + size
-    if total < at:
-        return
-    if total > at:
-        fmt.append("%dx" % (total - at))
-    pack = struct.Struct("".join(fmt))
-    if not any(convert):
-        convert = None
-    try:
-        check = pack.pack(*(vals if convert is None else
-                            [c(x) if c is not None else x for c, x in zip(convert, vals)]))
-    except Exception:
-        return
-    if check != packed:  # not the layout the runtime packs: stay on the full path
-        return
-    e = _Entry()
-    e.ck = ck
-    e.device = device
-    e.lib = ck._runtime._lib
-    e.kernel = e.lib.tegula_kernel_launch
-    e.pack = pack.pack
-    e.convert = convert
-    e.block = ck.block
-    e.configs = {}
-    e.torch_index = torch_index
-    e.refs = refs + [device]
-    entries = fn._fast.entries
-    if len(entries) >= _MAX_ENTRIES:
-        entries.clear()
-    entries[key] = e

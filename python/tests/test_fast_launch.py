@@ -17,7 +17,7 @@ import pytest
 
 import tegula
 import tegula.language as tl
-from tegula import _interop, _launch
+from tegula import _accel_py, _interop, _launch, _launcher
 
 from kernels.add_kernel import add_kernel, scale_kernel
 from kernels.host_kernels import axpy_kernel
@@ -126,6 +126,36 @@ def test_alignment_respecializes(host, rng, full):
     assert fast_add[(2,)](xm, x, out, n, BLOCK=256, device=host) is ckm
     np.testing.assert_array_equal(out, xm + x)
     assert len(full) == 2
+
+
+@pytest.mark.parametrize("steps", ["C", "python"])
+def test_an_unaligned_view_never_runs_an_aligned_kernel(host, rng, full, monkeypatch, steps):
+    # The key is recomputed per call: after many launches on aligned arrays
+    # (a kernel compiled for 16-byte aligned pointers, which may use aligned
+    # vector accesses), views 4, 8 and 12 bytes on get a kernel of their own.
+    if steps == "python":
+        monkeypatch.setattr(_launcher, "accel", _accel_py._Fallback)
+    elif not getattr(_launcher.accel, "available", False):
+        pytest.skip("tegula._accel is not built")
+    fast_add._fast = None
+    n = 1024
+    base = aligned(n + 8, fill=rng.standard_normal(n + 8))
+    out = aligned(n, fill=np.nan)
+    for _ in range(3):
+        ck = fast_add[(4,)](base[:n], base[:n], out, n, BLOCK=256, device=host)
+    assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 256"
+    for _ in range(2):  # a full launch, then through the entry it recorded
+        for shift in range(1, 9):
+            view = base[shift:shift + n]
+            out[:] = np.nan
+            got = fast_add[(4,)](view, base[:n], out, n, BLOCK=256, device=host)
+            if shift % 4 == 0:
+                assert got is ck
+            else:
+                assert got is not ck and got.signature.startswith("*fp32, *fp32:16, ")
+            np.testing.assert_array_equal(out, view + base[:n])
+    assert len(full) == 2  # aligned, then unaligned: one kernel for every unaligned view
+    assert isinstance(fast_add._fast.launch.__globals__["_arg_key"], type(_launcher.accel.arg_key))
 
 
 @pytest.mark.parametrize("n,entry", [(1000, "i32"), (1024, "i32:16"), (1, "i32:1"),
@@ -294,9 +324,9 @@ def test_buffers_and_streams(host, rng, full):
         out.memset(0xFF, stream=s)
         ck = add_kernel[(n // 1024,)](x, x, out, n, BLOCK_SIZE=1024, stream=s)
     assert len(full) == 1 and ck.device == host
-    assert len(s._keep) == 3  # the packed arguments, as the full path keeps them
-    s.synchronize()
+    # The runtime copies the packed arguments before it returns: none are kept.
     assert s._keep == []
+    s.synchronize()
     np.testing.assert_array_equal(out.to_numpy(), 2 * x.to_numpy())
     # A destroyed stream, a freed buffer: the full path's errors.
     s.destroy()
@@ -338,10 +368,8 @@ def test_a_closed_runtime_is_not_used(rng):
 
 
 def key(kernel, *args, **kwargs):
-    """The fast-path key of a call (None: the call always takes the full path)."""
-    fast = _launch._FastPath(kernel)
-    probe = _launch._probe(fast, args, kwargs, 4, 3, None, None)
-    return None if probe is None else probe[0]
+    """The launcher's key of a call (None: the call always takes the full path)."""
+    return kernel._launcher().key((1,), *args, **kwargs)
 
 
 def test_keys():
@@ -378,14 +406,13 @@ def test_keys():
 
 
 def test_keys_of_the_launch_options():
-    fast = _launch._FastPath(scale_kernel)
     args = (aligned(8), 1.0, 16, True)
 
-    def k(num_warps=4, num_stages=3, device=None, stream=None):
-        probe = _launch._probe(fast, args, {}, num_warps, num_stages, device, stream)
-        return None if probe is None else probe[0]
+    def k(**launch_options):
+        return scale_kernel._launcher().key((1,), *args, **launch_options)
     assert k() != k(num_warps=8) and k() != k(num_stages=2)
-    assert k(num_warps=4.0) is None and k(num_warps=True) is None
+    # Not what a launch takes: never a key of a launch that succeeded.
+    assert k(num_warps=4.0) != k() and k(num_warps=True) != k()
     assert k(device="host:0") != k() and k(device=3) is None
     assert k(stream=0) is None  # native handles: the full path
 
@@ -407,6 +434,22 @@ def test_scalar_range_is_checked_on_every_launch(testdev, full):
                                         "kernel; got a float"):
         fill_u32[(2,)](b, 2.5, 256, BLOCK=128)
     assert (b.to_numpy() == 9).all()
+
+
+def test_hooks_see_no_launch_that_does_not_pack(testdev, full, monkeypatch):
+    from kernels.testdev_kernels import fill_u32
+    entered = []
+    monkeypatch.setattr(tegula.CompiledKernel, "launch_enter_hook",
+                        lambda md: entered.append(md.grid))
+    b = tegula.empty(256, np.uint32)
+    fill_u32[(2,)](b, 7, 256, BLOCK=128)
+    fill_u32[(2,)](b, 9, 256, BLOCK=128)
+    assert len(full) == 1 and entered == [(2, 1, 1)] * 2
+    # -1 has 9's key but does not fit the kernel's u32: the full launch says
+    # so, and no hook saw a launch.
+    with pytest.raises(ValueError, match="argument 'value' = -1 does not fit the kernel's u32"):
+        fill_u32[(2,)](b, -1, 256, BLOCK=128)
+    assert len(entered) == 2 and (b.to_numpy() == 9).all()
 
 
 def test_copied_arrays_take_the_full_path(testdev, full):
@@ -445,11 +488,46 @@ def test_torch_cuda_tensors(testdev, full, monkeypatch):
     assert torch.current_stream_calls == [1, 1, 1]  # each launch asks
     ck.device._native_stream(0x5150).synchronize()
     assert (buf.to_numpy() == 7).all()
-    # The owner of CUDA memory is read per launch: now nvidia:1, which is not here.
+    # The owner of CUDA memory (fixed for a torch build) is read by the full
+    # launch: now nvidia:1, which is not here.
     monkeypatch.setattr(_interop, "CUDA_BACKEND", "nvidia")
+    fill_u32._fast = None
     with pytest.raises(tegula.TegulaError, match="nvidia:1"):
         fill_u32[(1,)](t, 8, 64, BLOCK=128)
     assert (buf.to_numpy() == 7).all()
+
+
+def test_unaligned_torch_tensor_respecializes(testdev, full, monkeypatch):
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "uint32", FakeDevice("cuda", 1), numel=64)
+    view = torch.Tensor(buf.device_address + 4, "uint32", FakeDevice("cuda", 1), numel=48)
+    for _ in range(2):
+        ck = fill_u32[(1,)](t, 5, 48, BLOCK=128)
+        ckv = fill_u32[(1,)](view, 6, 48, BLOCK=128)
+    assert ck.signature == "*u32:16, i32, i32:16, 128"
+    assert ckv.signature == "*u32, i32, i32:16, 128"
+    assert len(full) == 2
+    ck.device._native_stream(0x5150).synchronize()
+    assert (buf.to_numpy()[:1] == 5).all() and (buf.to_numpy()[1:49] == 6).all()
+
+
+def test_reinterpreted_torch_cuda_tensor(testdev, full, monkeypatch):
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "float32", FakeDevice("cuda", 1), numel=64)
+    for v in (3, 4):
+        ck = fill_u32[(1,)](tegula.reinterpret(t, tl.uint32), v, 64, BLOCK=128)
+    assert ck.signature == "*u32:16, i32, i32:16, 128" and ck.device.name == "testdev:1"
+    assert len(full) == 1
+    ck.device._native_stream(0x5150).synchronize()
+    assert (buf.to_numpy() == 4).all()
 
 
 def test_raw_current_stream_of_torch(monkeypatch):

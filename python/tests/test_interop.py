@@ -11,6 +11,7 @@ fixture makes testdev the backend that owns "CUDA" memory
 testdev also wraps native streams (any handle but ~0, which it refuses as
 "another device's")."""
 
+import ctypes
 import sys
 import types
 
@@ -138,6 +139,53 @@ def test_device_index_from_dlpack(cuda_is_testdev):
         fill_u32[(1,)](arr, 5, 8, BLOCK=BLOCK, device="testdev:0")
 
 
+class FakeDLPack:
+    """An array known only through DLPack (as JAX arrays are): a DLTensor
+    over |address| made here, on DLPack device (|kind|, |index|)."""
+
+    def __init__(self, address, code, bits, n, kind=2, index=0, offset=0):
+        self.tensor = _interop._DLTensor()
+        self.tensor.data = address
+        self.tensor.device = _interop._DLDevice(kind, index)
+        self.tensor.ndim = 1
+        self.tensor.dtype = _interop._DLDataType(code, bits, 1)
+        self.shape = (ctypes.c_int64 * 1)(n)
+        self.tensor.shape = self.shape
+        self.tensor.byte_offset = offset
+        self.streams = []
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self.tensor), b"dltensor", None)
+
+    def __dlpack_device__(self):
+        return (self.tensor.device.device_type, self.tensor.device.device_id)
+
+
+def test_dlpack_device_array(cuda_is_testdev, no_torch_import):
+    buf = tegula.empty(68, np.uint32, device="testdev:1")
+    buf.memset(0)
+    arr = FakeDLPack(buf.device_address, 1, 32, 64, kind=2, index=1, offset=16)
+    ck = fill_u32[(1,)](arr, 9, 64, BLOCK=BLOCK)
+    assert ck.device.name == "testdev:1" and ck.signature == "*u32:16, i32, i32:16, 128"
+    got = buf.to_numpy()
+    assert (got[:4] == 0).all() and (got[4:] == 9).all()  # byte_offset honoured
+    assert arr.streams == [1]  # the legacy default stream, as DLPack asks of CUDA consumers
+    with pytest.raises(ValueError, match=r"argument 'out_ptr' is a __dlpack__ object "
+                       r"\(FakeDLPack on CUDA device 1\), which is testdev:1, but the launch "
+                       r"is on testdev:0"):
+        fill_u32[(1,)](arr, 5, 64, BLOCK=BLOCK, device="testdev:0")
+    with pytest.raises(TypeError, match=r"argument 'out_ptr': FakeDLPack has DLPack dtype "
+                       r"\(code 5, 64 bits, 1 lanes\), which is no Triton element type"):
+        fill_u32[(1,)](FakeDLPack(buf.device_address, 5, 64, 8, index=1), 5, 8, BLOCK=BLOCK)
+    with pytest.raises(TypeError, match=r"argument 'out_ptr': FakeDLPack is in DLPack device "
+                       r"memory of type 8, which Tegula cannot use"):
+        fill_u32[(1,)](FakeDLPack(buf.device_address, 1, 32, 8, kind=8), 5, 8, BLOCK=BLOCK)
+
+
 def test_cuda_array_with_host_arrays_and_buffers(cuda_is_testdev):
     n = 200
     src = tegula.from_numpy(np.arange(n, dtype=np.float32))
@@ -219,6 +267,10 @@ def fake_torch(monkeypatch, current=0x5150, hip=None):
             self._contiguous = contiguous
 
         is_cuda = property(lambda self: self.device.type == "cuda")
+        is_cpu = property(lambda self: self.device.type == "cpu")
+
+        def get_device(self):
+            return self.device.index if self.device.type != "cpu" else -1
 
         def data_ptr(self):
             return self._address

@@ -124,6 +124,30 @@ def test_vector_add(host, rng, monkeypatch):
     assert ck.block == (ck.num_warps * host.warp_size, 1, 1)  # metadata warps
 
 
+@pytest.mark.parametrize("kind", [1, 3], ids=["kDLCPU", "kDLCUDAHost"])
+def test_dlpack_host_arrays(host, rng, kind):
+    # Arrays known only through __dlpack__ (no __array_interface__), in host
+    # memory: passed in place, written through.
+    from test_interop import FakeDLPack
+    n = 1000
+    x = rng.standard_normal(n).astype(np.float32)
+    y = rng.standard_normal(n).astype(np.float32)
+    out = np.full(n + 16, np.nan, np.float32)
+    ck = run(add_kernel, (cdiv(n, 256),),
+             FakeDLPack(x.ctypes.data, 2, 32, n, kind=kind),
+             FakeDLPack(y.ctypes.data, 2, 32, n, kind=kind),
+             FakeDLPack(out.ctypes.data - 16, 2, 32, n, kind=kind, offset=16), n,
+             BLOCK_SIZE=256, device=host)
+    np.testing.assert_array_equal(out[:n], x + y)
+    assert np.isnan(out[n:]).all()
+    assert ck.signature.split(", ")[:3] == ["*fp32%s" % (":16" if a.ctypes.data % 16 == 0
+                                                         else "") for a in (x, y, out)]
+    # An int16 array seen as fp16 by its DLPack dtype would be another kernel.
+    with pytest.raises(TypeError, match="has DLPack dtype .code 2, 8 bits, 1 lanes."):
+        run(add_kernel, (1,), FakeDLPack(x.ctypes.data, 2, 8, n, kind=kind), x, out, n,
+            BLOCK_SIZE=256, device=host)
+
+
 def test_second_launch_uses_the_cache(host, rng):
     n = 3000
     x = rng.standard_normal(n).astype(np.float32)

@@ -20,7 +20,7 @@ import pytest
 import tegula
 import tegula as triton
 import tegula.language as tl
-from tegula import testing
+from tegula import _launch, testing
 
 from kernels import triton_api_kernels as K
 
@@ -408,7 +408,7 @@ def test_autotune_over_heuristics_and_heuristics_over_autotune(rng):
 # -- @jit options, warmup, run --------------------------------------------------------------
 
 
-def test_do_not_specialize(rng):
+def test_do_not_specialize(rng, monkeypatch):
     kernel = K.copy_nospec
     assert kernel.do_not_specialize == ("n_elements",) and kernel.debug is False
     before = kernel.compile_count
@@ -433,6 +433,32 @@ def test_do_not_specialize(rng):
         sigs.add(k2[grid_1d](x, out, n, BLOCK_SIZE=64).signature)
         np.testing.assert_array_equal(out, x)
     assert sigs == {"*fp32:16, *fp32:16, i32, 64", "*fp32:16, *fp32:16, i32:1, 64"}
+
+    # After the first launch of each kind, the ints of such parameters go
+    # through the launcher's entries: their key keeps only what the
+    # specialization keeps.
+    full = []
+    real = _launch._full_launch
+
+    def counted(*args, **kwargs):
+        full.append(args[0].__name__)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(_launch, "_full_launch", counted)
+    for kernel in (K.copy_nospec, K.copy_unaligned):
+        kernel._fast = None
+        for n in (64, 65, 1, 128, 48, 1, 16):
+            x = rng.random(n, dtype=np.float32)
+            out = np.full(n, np.nan, np.float32)
+            kernel[grid_1d](x, out, n, BLOCK_SIZE=64)
+            np.testing.assert_array_equal(out, x)
+    # copy_nospec: every i32 is one kind; copy_unaligned: 1 is another.
+    assert full == ["copy_nospec", "copy_unaligned", "copy_unaligned"]
+    assert K.copy_nospec._fast.key(grid_1d, x, out, 7, BLOCK_SIZE=64) == \
+        K.copy_nospec._fast.key(grid_1d, x, out, 16, BLOCK_SIZE=64)
+    assert K.copy_nospec._fast.key(grid_1d, x, out, 7, BLOCK_SIZE=64) != \
+        K.copy_nospec._fast.key(grid_1d, x, out, 2 ** 40, BLOCK_SIZE=64)  # i64
+    assert K.copy_unaligned._fast.key(grid_1d, x, out, 1, BLOCK_SIZE=64) != \
+        K.copy_unaligned._fast.key(grid_1d, x, out, 16, BLOCK_SIZE=64)
 
     # A plain kernel does specialize.
     x = np.zeros(64, np.float32)
@@ -461,12 +487,25 @@ def test_warmup_compiles_without_launching(rng):
     fn[grid_1d](x, x, out, n, BLOCK_SIZE=32)
     assert fn.compile_count == 1  # the launch found the warmed-up kernel
     np.testing.assert_array_equal(out, x + x)
+    # Triton's launch of what warmup returned: every argument, constexprs too.
+    ck._init_handles()
+    assert ck.metadata.num_warps == ck.num_warps and ck.metadata.shared == ck.shared_memory
+    assert ck.metadata.name == "add_kernel" and ck.metadata.num_stages == 3
+    out[:] = np.nan
+    assert ck[(triton.cdiv(n, 32),)](x, x, out, n, 32) is ck
+    np.testing.assert_array_equal(out, x + x)
+    assert fn.compile_count == 1
 
     # dtypes in place of arrays, as Triton's warmup takes them.
     ck = fn.warmup(tl.float32, np.float32, np.dtype("float32"), 64, BLOCK_SIZE=32,
                    num_warps=2, grid=(1,))
     assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 32"
     assert ck.requested == (2, 3) and fn.compile_count == 2
+    ck = fn.warmup(triton.MockTensor(np.float32), triton.MockTensor(tl.float32),
+                   triton.MockTensor.wrap_dtype(np.float32), 64, BLOCK_SIZE=32,
+                   num_warps=2, grid=(1,))
+    assert ck.signature == "*fp32:16, *fp32:16, *fp32:16, i32:16, 32"
+    assert fn.compile_count == 2 and triton.MockTensor.data_ptr() == 0
     with pytest.raises(ValueError, match="grid dimension x is 0"):
         fn.warmup(x, x, out, n, BLOCK_SIZE=32, grid=(0,))
 
@@ -477,6 +516,37 @@ def test_warmup_compiles_without_launching(rng):
     out[:] = np.nan
     fn.run(x, x, out, n, BLOCK_SIZE=64, grid=grid_1d, warmup=False)
     np.testing.assert_array_equal(out, x + x)
+
+
+def test_reinterpret(rng, monkeypatch):
+    # fp16 values held in uint16 arrays, passed as fp16 (as Triton passes fp8
+    # data held in uint8 tensors).
+    n = 100
+    x, y = rng.random(n).astype(np.float16), rng.random(n).astype(np.float16)
+    xb, yb = x.view(np.uint16), y.view(np.uint16)
+    out = np.full(n, 0xFFFF, np.uint16)  # NaN bits
+    fn = tegula.jit(K.add_kernel.fn)
+    full = []
+    real = _launch._full_launch
+    monkeypatch.setattr(_launch, "_full_launch",
+                        lambda *a, **k: full.append(1) or real(*a, **k))
+    wrapped = [triton.reinterpret(a, tl.float16) for a in (xb, yb, out)]
+    for _ in range(3):
+        out[:] = 0xFFFF
+        ck = fn[grid_1d](*wrapped, n, BLOCK_SIZE=64)
+        np.testing.assert_array_equal(out.view(np.float16), x + y)
+    assert ck.signature.split(", ")[:3] == ["*fp16:16" if a.ctypes.data % 16 == 0 else "*fp16"
+                                            for a in (xb, yb, out)]
+    assert len(full) == 1  # the launcher takes wrapped arrays from the second launch
+    assert isinstance(wrapped[0], triton.TensorWrapper) and wrapped[0].base is xb
+    assert triton.reinterpret(wrapped[0], xb.dtype) is xb
+    assert triton.reinterpret(wrapped[0], tl.float32).dtype is tl.float32
+    assert triton.runtime.reinterpret is triton.reinterpret
+    with pytest.raises(TypeError, match="Cannot reinterpret a <class 'int'>"):
+        triton.reinterpret(5, tl.float16)
+    with pytest.raises(TypeError, match="argument 'x_ptr' .a TensorWrapper.: no Triton "
+                                        "element type for dtype complex64"):
+        fn[grid_1d](triton.reinterpret(xb, np.complex64), yb, out, n, BLOCK_SIZE=64)
 
 
 def test_num_ctas_and_maxnreg(rng):

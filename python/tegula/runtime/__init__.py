@@ -1,6 +1,7 @@
 """``tegula.runtime``: Triton's ``triton.runtime`` names (``driver``,
 ``Autotuner``, ``Heuristics``, ``JITFunction``, ``Config``, ``autotune``,
-``heuristics``, ``KernelInterface``, ``OutOfResources``; the modules
+``heuristics``, ``KernelInterface``, ``OutOfResources``, ``MockTensor``,
+``TensorWrapper``, ``reinterpret``; the modules
 ``driver``, ``jit``, ``autotuner``, ``errors``).
 
 It is also what ``tegula.runtime()`` always was: calling the module returns
@@ -13,7 +14,7 @@ import types
 
 from . import autotuner, errors, jit  # noqa: F401  (Triton's submodules)
 from .autotuner import Autotuner, Config, Heuristics, autotune, heuristics
-from .jit import JITFunction, KernelInterface
+from .jit import JITFunction, KernelInterface, MockTensor, TensorWrapper, reinterpret
 from .errors import OutOfResources
 from .driver import driver
 
@@ -22,7 +23,8 @@ from .driver import driver
 _default_runtime = sys.modules[__name__.rsplit(".", 1)[0]].__dict__["runtime"]
 
 __all__ = ["driver", "Autotuner", "Config", "Heuristics", "KernelInterface", "JITFunction",
-           "autotune", "heuristics", "OutOfResources"]
+           "autotune", "heuristics", "OutOfResources", "MockTensor", "TensorWrapper",
+           "reinterpret"]
 
 
 class _CallableModule(types.ModuleType):

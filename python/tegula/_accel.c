@@ -1,0 +1,529 @@
+/* tegula._accel: the launcher's per-call steps in C (see _accel_py.py, the
+ * Python version, which gives the same results, and _launcher.py, which
+ * calls them):
+ *
+ *   arg_key(value)   -> (key part, value to pack) or None. ints, floats,
+ *                       bools, NumPy arrays (contiguous, exact ndarray) and
+ *                       torch tensors are read here; anything else, and any
+ *                       case these do not settle, goes to the Python
+ *                       arg_key given to setup().
+ *   grid3(grid)      -> (x, y, z) for a tuple of 1 to 3 ints (not bools) within
+ *                       the launch limits, else None (the caller then checks
+ *                       it and says what is wrong).
+ *   make_layout(codes, offsets, total) -> a layout, or None for a code
+ *                       this file does not pack (fp16, bf16, fp8 scalars).
+ *   pack(layout, values) -> the packed bytes; the exception struct would
+ *                       raise (ValueError, TypeError, OverflowError) when a
+ *                       value does not pack.
+ *   launch(function, kernel, layout, stream, config, *values) -> 0, the
+ *                       tegula_error_t* as an int, or None (nothing
+ *                       launched) when a value does not pack. Packs on the
+ *                       stack and calls tegula_kernel_launch at |function|
+ *                       without the GIL (the runtime copies the arguments
+ *                       before it returns).
+ *
+ * NumPy arrays are read through the public fields of NumPy's array struct
+ * (PyArrayObject_fields, the same in NumPy 1.x and 2.x); setup() checks them
+ * against a probe array and leaves arrays to Python when they disagree.
+ * torch tensors are read through their Python attributes (no torch headers).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+#include <string.h>
+
+#if PY_VERSION_HEX < 0x030B0000
+#define PyFloat_Pack4 _PyFloat_Pack4 /* public from Python 3.11 */
+#endif
+
+/* NumPy's public array struct, as ndarraytypes.h declares it. */
+typedef struct {
+  PyObject_HEAD
+  char *data;
+  int nd;
+  Py_ssize_t *dimensions;
+  Py_ssize_t *strides;
+  PyObject *base;
+  PyObject *descr;
+  int flags;
+} NumpyArray;
+
+enum { NPY_C_CONTIGUOUS = 0x1, NPY_F_CONTIGUOUS = 0x2, NPY_WRITEABLE = 0x400 };
+
+static PyObject *g_fallback;     /* _accel_py.arg_key */
+static PyTypeObject *g_ndarray;  /* numpy.ndarray, when its struct checked out */
+static PyTypeObject *g_tensor;   /* torch.Tensor, once torch is loaded */
+static PyObject *g_str_cpu, *g_str_cuda;
+static PyObject *g_is_cuda, *g_is_cpu, *g_get_device, *g_data_ptr, *g_dtype,
+    *g_is_contiguous;
+
+/* -- arg_key --------------------------------------------------------------- */
+
+static PyObject *fallback(PyObject *v) {
+  if (!g_fallback) {
+    PyErr_SetString(PyExc_RuntimeError, "tegula._accel: setup() was not called");
+    return NULL;
+  }
+  return PyObject_CallOneArg(g_fallback, v);
+}
+
+/* _accel_py.int_code: 0 (i32), 4 (u64), 8 (i64), +1 for 1, +2 for a multiple
+ * of 16; -1 when |v| does not fit 64 bits. */
+static int int_code(PyObject *v) {
+  int overflow = 0;
+  long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+  if (x == -1 && PyErr_Occurred())
+    return -2;
+  if (overflow < 0)
+    return -1;
+  if (overflow > 0) {
+    unsigned long long u = PyLong_AsUnsignedLongLong(v);
+    if (u == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return -1;
+    }
+    return 4 + (u == 1 ? 1 : (u & 15) == 0 ? 2 : 0);
+  }
+  int w = (x >= -0x80000000LL && x <= 0x7FFFFFFFLL) ? 0 : 8;
+  return w + (x == 1 ? 1 : (x & 15) == 0 ? 2 : 0);
+}
+
+static PyObject *address_key(PyObject *parts[], int n, uintptr_t address) {
+  PyObject *key = PyTuple_New(n);
+  if (!key)
+    return NULL;
+  for (int i = 0; i < n; ++i)
+    PyTuple_SET_ITEM(key, i, parts[i]); /* steals */
+  PyObject *addr = PyLong_FromUnsignedLongLong(address);
+  if (!addr) {
+    Py_DECREF(key);
+    return NULL;
+  }
+  PyObject *out = PyTuple_Pack(2, key, addr);
+  Py_DECREF(key);
+  Py_DECREF(addr);
+  return out;
+}
+
+static PyObject *ndarray_key(PyObject *v) {
+  NumpyArray *a = (NumpyArray *)v;
+  if (!(a->flags & (NPY_C_CONTIGUOUS | NPY_F_CONTIGUOUS)))
+    return fallback(v); /* a strided view: Python checks for overlap */
+  uintptr_t address = (uintptr_t)a->data;
+  PyObject *parts[4] = {(PyObject *)Py_TYPE(v), a->descr,
+                        (address & 15) ? Py_False : Py_True,
+                        (a->flags & NPY_WRITEABLE) ? Py_True : Py_False};
+  for (int i = 0; i < 4; ++i)
+    Py_INCREF(parts[i]);
+  return address_key(parts, 4, address);
+}
+
+/* The attribute |name| of |v| is True (1), False (0), or neither (-1, with
+ * no error set). */
+static int flag(PyObject *v, PyObject *name, int call) {
+  PyObject *r = call ? PyObject_CallMethodNoArgs(v, name) : PyObject_GetAttr(v, name);
+  if (!r) {
+    PyErr_Clear();
+    return -1;
+  }
+  int out = r == Py_True ? 1 : r == Py_False ? 0 : -1;
+  Py_DECREF(r);
+  return out;
+}
+
+static PyObject *tensor_key(PyObject *v) {
+  int cuda = flag(v, g_is_cuda, 0);
+  int cpu = cuda == 0 ? flag(v, g_is_cpu, 0) : 0;
+  if (cuda != 1 && !(cpu == 1 && flag(v, g_is_contiguous, 1) == 1))
+    return fallback(v);
+  PyObject *ptr = PyObject_CallMethodNoArgs(v, g_data_ptr);
+  PyObject *dtype = ptr ? PyObject_GetAttr(v, g_dtype) : NULL;
+  PyObject *index = dtype && cuda == 1 ? PyObject_CallMethodNoArgs(v, g_get_device) : NULL;
+  unsigned long long address = 0;
+  int bad = !ptr || !PyLong_Check(ptr);
+  if (!bad) {
+    address = PyLong_AsUnsignedLongLong(ptr);
+    bad = address == (unsigned long long)-1 && PyErr_Occurred();
+  }
+  if (bad || !dtype || (cuda == 1 && (!index || !PyLong_Check(index)))) {
+    PyErr_Clear();
+    Py_XDECREF(ptr);
+    Py_XDECREF(dtype);
+    Py_XDECREF(index);
+    return fallback(v);
+  }
+  Py_DECREF(ptr);
+  PyObject *aligned = (address & 15) ? Py_False : Py_True;
+  Py_INCREF(aligned);
+  if (cuda == 1) {
+    Py_INCREF(g_str_cuda);
+    PyObject *parts[4] = {g_str_cuda, index, dtype, aligned};
+    return address_key(parts, 4, address);
+  }
+  Py_INCREF(g_str_cpu);
+  PyObject *parts[3] = {g_str_cpu, dtype, aligned};
+  return address_key(parts, 3, address);
+}
+
+static PyObject *arg_key(PyObject *self, PyObject *v) {
+  PyTypeObject *t = Py_TYPE(v);
+  if (t == &PyLong_Type) {
+    int code = int_code(v);
+    if (code == -2)
+      return NULL;
+    if (code < 0)
+      Py_RETURN_NONE;
+    PyObject *c = PyLong_FromLong(code);
+    if (!c)
+      return NULL;
+    PyObject *out = PyTuple_Pack(2, c, v);
+    Py_DECREF(c);
+    return out;
+  }
+  if (t == &PyFloat_Type || t == &PyBool_Type)
+    return PyTuple_Pack(2, (PyObject *)t, v);
+  if (g_ndarray && t == g_ndarray)
+    return ndarray_key(v);
+  if (g_tensor && PyObject_TypeCheck(v, g_tensor))
+    return tensor_key(v);
+  return fallback(v);
+}
+
+/* -- The grid -------------------------------------------------------------- */
+
+static PyObject *grid3(PyObject *self, PyObject *g) {
+  static const long long kLimits[3] = {0x7FFFFFFFLL, 65535, 65535};
+  if (!PyTuple_CheckExact(g))
+    Py_RETURN_NONE;
+  Py_ssize_t n = PyTuple_GET_SIZE(g);
+  if (n < 1 || n > 3)
+    Py_RETURN_NONE;
+  PyObject *dims[3];
+  for (Py_ssize_t i = 0; i < 3; ++i) {
+    if (i >= n) {
+      dims[i] = NULL;
+      continue;
+    }
+    PyObject *d = PyTuple_GET_ITEM(g, i);
+    if (!PyLong_CheckExact(d))
+      Py_RETURN_NONE;
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(d, &overflow);
+    if (overflow || v < 1 || v > kLimits[i]) {
+      PyErr_Clear();
+      Py_RETURN_NONE;
+    }
+    dims[i] = d;
+  }
+  PyObject *one = PyLong_FromLong(1);
+  if (!one)
+    return NULL;
+  PyObject *out = PyTuple_Pack(3, dims[0], dims[1] ? dims[1] : one, dims[2] ? dims[2] : one);
+  Py_DECREF(one);
+  return out;
+}
+
+/* -- Packing ---------------------------------------------------------------- */
+
+enum Code { PTR, I1, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64, NUM_CODES };
+static const char *const kCodeNames[NUM_CODES] = {
+    "ptr", "i1", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "fp32", "fp64"};
+static const unsigned kCodeSizes[NUM_CODES] = {8, 1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8};
+
+/* A layout: a bytes object holding this header and |count| Slots. */
+typedef struct {
+  uint32_t total, count;
+} LayoutHeader;
+typedef struct {
+  uint32_t offset, code;
+} Slot;
+
+static PyObject *make_layout(PyObject *self, PyObject *args) {
+  PyObject *codes, *offsets;
+  Py_ssize_t total;
+  if (!PyArg_ParseTuple(args, "OOn:make_layout", &codes, &offsets, &total))
+    return NULL;
+  codes = PySequence_Fast(codes, "codes must be a sequence");
+  if (!codes)
+    return NULL;
+  offsets = PySequence_Fast(offsets, "offsets must be a sequence");
+  if (!offsets) {
+    Py_DECREF(codes);
+    return NULL;
+  }
+  Py_ssize_t n = PySequence_Fast_GET_SIZE(codes);
+  PyObject *out = NULL;
+  if (n != PySequence_Fast_GET_SIZE(offsets) || total < 0 || total > (1 << 20)) {
+    PyErr_SetString(PyExc_ValueError, "make_layout: codes and offsets differ in length, "
+                                      "or the total is out of range");
+    goto done;
+  }
+  out = PyBytes_FromStringAndSize(NULL, sizeof(LayoutHeader) + n * sizeof(Slot));
+  if (!out)
+    goto done;
+  LayoutHeader *h = (LayoutHeader *)PyBytes_AS_STRING(out);
+  Slot *slots = (Slot *)(h + 1);
+  h->total = (uint32_t)total;
+  h->count = (uint32_t)n;
+  Py_ssize_t at = 0;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const char *name = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(codes, i));
+    Py_ssize_t off = PyLong_AsSsize_t(PySequence_Fast_GET_ITEM(offsets, i));
+    if (!name || (off == -1 && PyErr_Occurred())) {
+      Py_CLEAR(out);
+      goto done;
+    }
+    int code = -1;
+    for (int c = 0; c < NUM_CODES; ++c)
+      if (!strcmp(name, kCodeNames[c]))
+        code = c;
+    if (code < 0 || off < at || off + (Py_ssize_t)kCodeSizes[code] > total) {
+      Py_CLEAR(out); /* a code packed in Python, or a layout struct refuses */
+      out = Py_None;
+      Py_INCREF(out);
+      goto done;
+    }
+    slots[i].offset = (uint32_t)off;
+    slots[i].code = (uint32_t)code;
+    at = off + kCodeSizes[code];
+  }
+done:
+  Py_DECREF(codes);
+  Py_DECREF(offsets);
+  return out;
+}
+
+static int pack_int(PyObject *v, long long lo, unsigned long long hi, int is_signed,
+                    void *dst, unsigned size) {
+  PyObject *i = PyNumber_Index(v);
+  if (!i)
+    return -1;
+  unsigned long long bits;
+  int bad = 0;
+  if (is_signed) {
+    int overflow = 0;
+    long long x = PyLong_AsLongLongAndOverflow(i, &overflow);
+    if (x == -1 && PyErr_Occurred()) {
+      Py_DECREF(i);
+      return -1;
+    }
+    bad = overflow || x < lo || x > (long long)hi;
+    bits = (unsigned long long)x;
+  } else {
+    bits = PyLong_AsUnsignedLongLong(i);
+    if (bits == (unsigned long long)-1 && PyErr_Occurred()) {
+      PyErr_Clear(); /* negative or past 64 bits */
+      bad = 1;
+    } else {
+      bad = bits > hi;
+    }
+  }
+  Py_DECREF(i);
+  if (bad) {
+    PyErr_SetString(PyExc_ValueError, "argument out of range");
+    return -1;
+  }
+  switch (size) { /* little-endian hosts: the low bytes first */
+  case 1: { uint8_t b = (uint8_t)bits; memcpy(dst, &b, 1); break; }
+  case 2: { uint16_t b = (uint16_t)bits; memcpy(dst, &b, 2); break; }
+  case 4: { uint32_t b = (uint32_t)bits; memcpy(dst, &b, 4); break; }
+  default: memcpy(dst, &bits, 8); break;
+  }
+  return 0;
+}
+
+/* Packs |n| values into |out| (|h->total| bytes, zeroed); -1 with the
+ * exception struct would raise. */
+static int pack_values(const LayoutHeader *h, PyObject *const *values, Py_ssize_t n,
+                       char *out) {
+  if ((Py_ssize_t)h->count != n) {
+    PyErr_Format(PyExc_TypeError, "the kernel takes %u arguments, not %zd", h->count, n);
+    return -1;
+  }
+  const Slot *slots = (const Slot *)(h + 1);
+  memset(out, 0, h->total);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    char *dst = out + slots[i].offset;
+    PyObject *v = values[i];
+    int rc = 0;
+    switch (slots[i].code) {
+    case PTR: case U64: rc = pack_int(v, 0, UINT64_MAX, 0, dst, 8); break;
+    case I8: rc = pack_int(v, INT8_MIN, INT8_MAX, 1, dst, 1); break;
+    case I16: rc = pack_int(v, INT16_MIN, INT16_MAX, 1, dst, 2); break;
+    case I32: rc = pack_int(v, INT32_MIN, INT32_MAX, 1, dst, 4); break;
+    case I64: rc = pack_int(v, INT64_MIN, INT64_MAX, 1, dst, 8); break;
+    case U8: rc = pack_int(v, 0, UINT8_MAX, 0, dst, 1); break;
+    case U16: rc = pack_int(v, 0, UINT16_MAX, 0, dst, 2); break;
+    case U32: rc = pack_int(v, 0, UINT32_MAX, 0, dst, 4); break;
+    case I1: {
+      int t = PyObject_IsTrue(v);
+      if (t < 0)
+        return -1;
+      *dst = (char)t;
+      break;
+    }
+    case F32: case F64: {
+      double d = PyFloat_AsDouble(v);
+      if (d == -1.0 && PyErr_Occurred())
+        return -1;
+      if (slots[i].code == F64)
+        memcpy(dst, &d, 8);
+      else
+        rc = PyFloat_Pack4(d, dst, PY_LITTLE_ENDIAN);
+      break;
+    }
+    }
+    if (rc)
+      return -1;
+  }
+  return 0;
+}
+
+static const LayoutHeader *layout_of(PyObject *layout) {
+  if (!PyBytes_Check(layout) ||
+      PyBytes_GET_SIZE(layout) < (Py_ssize_t)sizeof(LayoutHeader)) {
+    PyErr_SetString(PyExc_TypeError, "not a layout made by make_layout");
+    return NULL;
+  }
+  return (const LayoutHeader *)PyBytes_AS_STRING(layout);
+}
+
+static PyObject *pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs != 2) {
+    PyErr_SetString(PyExc_TypeError, "pack(layout, values)");
+    return NULL;
+  }
+  const LayoutHeader *h = layout_of(args[0]);
+  if (!h)
+    return NULL;
+  PyObject *values = PySequence_Fast(args[1], "values must be a sequence");
+  if (!values)
+    return NULL;
+  PyObject *out = PyBytes_FromStringAndSize(NULL, h->total);
+  if (out && pack_values(h, PySequence_Fast_ITEMS(values),
+                         PySequence_Fast_GET_SIZE(values), PyBytes_AS_STRING(out)))
+    Py_CLEAR(out);
+  Py_DECREF(values);
+  return out;
+}
+
+typedef void *(*LaunchFn)(void *kernel, void *stream, const void *config,
+                          const void *packed, size_t size);
+
+static int as_pointer(PyObject *v, void **out) {
+  if (v == Py_None) {
+    *out = NULL;
+    return 0;
+  }
+  *out = PyLong_AsVoidPtr(v);
+  return *out == NULL && PyErr_Occurred() ? -1 : 0;
+}
+
+static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs < 5) {
+    PyErr_SetString(PyExc_TypeError,
+                    "launch(function, kernel, layout, stream, config, *values)");
+    return NULL;
+  }
+  void *function, *kernel, *stream, *config;
+  if (as_pointer(args[0], &function) || as_pointer(args[1], &kernel) ||
+      as_pointer(args[3], &stream) || as_pointer(args[4], &config))
+    return NULL;
+  const LayoutHeader *h = layout_of(args[2]);
+  if (!h)
+    return NULL;
+  if (!function || !config) {
+    PyErr_SetString(PyExc_ValueError, "launch: no function or launch config");
+    return NULL;
+  }
+  char small[512];
+  char *packed = h->total <= sizeof(small) ? small : PyMem_Malloc(h->total);
+  if (!packed)
+    return PyErr_NoMemory();
+  if (pack_values(h, args + 5, nargs - 5, packed)) {
+    if (packed != small)
+      PyMem_Free(packed);
+    if (PyErr_ExceptionMatches(PyExc_ValueError) ||
+        PyErr_ExceptionMatches(PyExc_TypeError) ||
+        PyErr_ExceptionMatches(PyExc_OverflowError)) {
+      PyErr_Clear();
+      Py_RETURN_NONE; /* the full launch says what does not fit */
+    }
+    return NULL;
+  }
+  void *err;
+  Py_BEGIN_ALLOW_THREADS
+  err = ((LaunchFn)function)(kernel, stream, config, packed, h->total);
+  Py_END_ALLOW_THREADS
+  if (packed != small)
+    PyMem_Free(packed);
+  return PyLong_FromVoidPtr(err);
+}
+
+/* -- Setup ------------------------------------------------------------------ */
+
+static PyObject *setup(PyObject *self, PyObject *args) {
+  PyObject *fb, *ndarray, *probe;
+  unsigned long long probe_address;
+  if (!PyArg_ParseTuple(args, "OOOK:setup", &fb, &ndarray, &probe, &probe_address))
+    return NULL;
+  Py_INCREF(fb);
+  Py_XSETREF(g_fallback, fb);
+  Py_CLEAR(g_ndarray);
+  if (ndarray != Py_None && PyType_Check(ndarray) && Py_TYPE(probe) == (PyTypeObject *)ndarray) {
+    NumpyArray *a = (NumpyArray *)probe;
+    PyObject *dtype = PyObject_GetAttrString(probe, "dtype");
+    if (!dtype)
+      return NULL;
+    /* The probe is a view one element in: 1-D, not the owner, contiguous. */
+    if ((uintptr_t)a->data == probe_address && a->descr == dtype && a->nd == 1 &&
+        a->base != NULL && (a->flags & NPY_C_CONTIGUOUS)) {
+      Py_INCREF(ndarray);
+      g_ndarray = (PyTypeObject *)ndarray;
+    }
+    Py_DECREF(dtype);
+  }
+  return PyBool_FromLong(g_ndarray != NULL);
+}
+
+static PyObject *set_tensor_type(PyObject *self, PyObject *t) {
+  if (!PyType_Check(t)) {
+    PyErr_SetString(PyExc_TypeError, "set_tensor_type: not a type");
+    return NULL;
+  }
+  Py_INCREF(t);
+  Py_XSETREF(g_tensor, (PyTypeObject *)t);
+  Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"arg_key", arg_key, METH_O, "(key part, value to pack) of an argument, or None"},
+    {"grid3", grid3, METH_O, "(x, y, z) of a grid of 1 to 3 ints in range, or None"},
+    {"make_layout", make_layout, METH_VARARGS, "make_layout(codes, offsets, total)"},
+    {"pack", (PyCFunction)(void (*)(void))pack, METH_FASTCALL, "pack(layout, values)"},
+    {"launch", (PyCFunction)(void (*)(void))launch, METH_FASTCALL,
+     "launch(function, kernel, layout, stream, config, *values)"},
+    {"setup", setup, METH_VARARGS, "setup(fallback, ndarray, probe, probe_address)"},
+    {"set_tensor_type", set_tensor_type, METH_O, "set_tensor_type(torch.Tensor)"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_accel",
+                                    "The Tegula launcher's per-call steps in C", -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__accel(void) {
+#define INTERN(var, text)                                                       \
+  if (!(var = PyUnicode_InternFromString(text)))                                \
+    return NULL;
+  INTERN(g_str_cpu, "cpu");
+  INTERN(g_str_cuda, "cuda");
+  INTERN(g_is_cuda, "is_cuda");
+  INTERN(g_is_cpu, "is_cpu");
+  INTERN(g_get_device, "get_device");
+  INTERN(g_data_ptr, "data_ptr");
+  INTERN(g_dtype, "dtype");
+  INTERN(g_is_contiguous, "is_contiguous");
+#undef INTERN
+  return PyModule_Create(&module);
+}

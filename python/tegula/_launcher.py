@@ -1,0 +1,494 @@
+"""The per-kernel launcher: ``kernel[grid](...)`` runs a function generated
+for that kernel's signature at its first launch, which does per call only
+what must be done per call:
+
+1. binding: the generated function has the kernel's parameters (kinds and
+   defaults), so Python binds positional and keyword arguments itself;
+2. the specialization key, computed inline: per argument ``arg_key`` gives
+   its key part and the value to pack (Triton's specialization: an array's
+   dtype and 16-byte alignment, an int's i32/i64/u64 and :1/:16, the types
+   of floats and bools), constexprs by type and value, then num_warps,
+   num_stages, the compile options, the option variables' values, device=
+   and the stream's device;
+3. one dict lookup of that key for the entry the first full launch of the
+   key recorded (the loaded kernel, its argument layout, launch configs by
+   grid, how to find PyTorch's current stream);
+4. packing into a reused buffer and the driver call (``tegula_kernel_launch``).
+
+A key without an entry, an argument ``arg_key`` does not take, a value that
+does not pack as the compiled kernel's type, a freed stream or an unloaded
+kernel go to the full launch (``_launch._full_launch``), which specializes,
+compiles, checks everything and raises what it always raised; it records an
+entry for the key when the call can be repeated this way. Since every
+argument's specialization is part of the key, an unaligned view gets its
+own entry and kernel: it never reaches a kernel compiled for aligned
+pointers.
+
+``arg_key`` and the packing-and-call step come from the C extension
+``tegula._accel`` when it was built (CMake builds it where Python's
+development headers are) and from ``_accel_py`` otherwise; both give the
+same keys, values and packed bytes (tests/test_accel.py).
+"""
+
+import ctypes
+import functools
+import keyword
+import struct
+
+from . import _accel_py
+from . import _interop
+from . import _runtime as _rt
+from . import language as tl
+from . import Device, Stream
+from ._jit import Unspecialized, _constexpr_literal, _split_options
+
+accel = _accel_py.load_accel()
+
+#: tg_scalar_type name -> struct format (native order, standard sizes).
+_STRUCT = {
+    "i1": "?", "i8": "b", "i16": "h", "i32": "i", "i64": "q", "u8": "B", "u16": "H",
+    "u32": "I", "u64": "Q", "fp32": "f", "fp64": "d", "fp16": "H", "bf16": "H",
+    "fp8e4nv": "B", "fp8e5": "B",
+}
+_MAX_ENTRIES = 512   # per kernel; the entries are dropped when they grow past this
+_MAX_CONFIGS = 64    # launch configs (grids) per entry
+#: The launch keywords of kernel[grid](...), beside the kernel's parameters.
+LAUNCH_KEYWORDS = ("num_warps", "num_stages", "device", "stream")
+
+
+class _Miss(Exception):
+    """A call the generated launcher leaves to the full launch."""
+
+
+def _device_key(device):
+    t = type(device)
+    if t is str:
+        return device
+    if t is Device:
+        return (Device, id(device))
+    raise _Miss
+
+
+def _stream_key(stream):
+    if type(stream) is Stream and stream._handle is not None:
+        return (Stream, id(stream.device))
+    raise _Miss
+
+
+def _nospec_key(value, kind):
+    """arg_key of an argument of a do_not_specialize(_on_alignment)
+    parameter: an int's key holds only what its specialization keeps (its
+    width, and :1 for _on_alignment); anything else keys as usual."""
+    t = type(value)
+    if t is int or (t is not bool and _accel_py.np_kind(t) == "int"):
+        code = _accel_py.int_code(int(value))
+        if code is None:
+            raise _Miss
+        width = code & ~3
+        if kind is not Unspecialized and code & 3 == 1:
+            width += 1
+        return (kind, width), value
+    return accel.arg_key(value)
+
+
+class LaunchState:
+    """A kernel's launcher (``fn._fast``): the generated ``launch`` and
+    ``key`` functions and the entries by key."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.entries = {}
+        self.launch, self.key = _generate(fn, self)
+
+
+class Entry:
+    """What a launch of one key needs: see the module doc."""
+
+    __slots__ = ("ck", "device", "run", "pack", "configs", "config_objects", "block",
+                 "torch", "refs")
+
+    def config(self, fn, grid):
+        """(address of the launch config, (x, y, z)) of |grid|, checked as a
+        launch checks it; the config is made on first use, kept by (x, y, z)."""
+        from ._launch import _grid3
+        g3 = _grid3(fn, grid)
+        cfg = self.configs.get(g3)
+        if cfg is None:
+            c = _rt.sized(_rt.tegula_launch_config)
+            c.grid[:] = list(g3)
+            c.block[:] = list(self.block)
+            c.dynamic_shared_memory = 0
+            if len(self.configs) >= _MAX_CONFIGS:
+                self.configs.clear()
+                self.config_objects.clear()
+            self.config_objects.append(c)
+            cfg = self.configs[g3] = ctypes.addressof(c)
+        return cfg, g3
+
+
+# -- The generated functions -------------------------------------------------------
+
+
+def _signature_parts(fn):
+    """(parameter list source, defaults, kwdefaults, the names of the
+    parameters without a default) of the generated launcher: the grid, then
+    the kernel's parameters, those without a default defaulting to _NA so
+    that a missing one is told apart (and reported as Python reports it,
+    by ``bind``); None when no launcher can be generated (a name that is no
+    identifier, or one of the launch keywords)."""
+    positional, kwonly, defaults, kwdefaults, required = [], [], [], {}, []
+    for p in fn.params:
+        if not p.name.isidentifier() or keyword.iskeyword(p.name) or \
+                p.name in LAUNCH_KEYWORDS or p.name.startswith("_tg_"):
+            return None
+        default = p.default
+        if default is p.empty:
+            default = _NA
+            required.append(p.name)
+        if p.kind == p.KEYWORD_ONLY:
+            kwonly.append(p.name)
+            kwdefaults[p.name] = default
+        else:
+            positional.append(p.name)
+            defaults.append(default)
+    parts = ["_tg_grid"] + positional + ["*_tg_extra"] + kwonly + \
+        ["num_warps", "num_stages", "device", "stream", "**_tg_kw"]
+    kwdefaults.update(num_warps=4, num_stages=3, device=None, stream=None)
+    return ", ".join(parts), tuple(defaults), kwdefaults, required
+
+
+class _Missing:
+    """The default of a parameter that has none, in the generated launcher."""
+
+    def __repr__(self):
+        return "<missing>"
+
+
+_NA = _Missing()
+
+
+def _generate(fn, state):
+    """The kernel's (launch, key) functions: see the module doc. ``key``
+    takes a launch's arguments and returns its key (None when the full
+    launch takes it), for the tests."""
+    sig = _signature_parts(fn)
+    if sig is None:
+        return _generic_launch(fn), None
+    params, defaults, kwdefaults, required = sig
+    names = fn.arg_names
+    cx = set(fn.constexprs)
+    keys, vals = [], []
+    lines = []
+    for i, n in enumerate(names):
+        if n in cx:
+            keys.append("type(%s), %s if type(%s) is int else _cx_key(%s)" % (n, n, n, n))
+            continue
+        kind = fn._nospec.get(n)
+        call = "_arg_key(%s)" % n if kind is None else "_nospec_key(%s, _nospec[%r])" % (n, n)
+        lines.append("k%d, v%d = %s" % (i, i, call))
+        keys.append("k%d" % i)
+        vals.append("v%d" % i)
+    keys += ["type(num_warps), num_warps, type(num_stages), num_stages",
+             "_options(_tg_kw) if _tg_kw else ()", "_env()",
+             "device if device is None else _device_key(device)",
+             "None if stream is None else _stream_key(stream)"]
+    values = "(%s)" % "".join(n + ", " for n in names)
+    packed = "".join(v + ", " for v in vals)
+    meta = "{%s}" % ", ".join("%r: %s" % (n, n) for n in names)
+    name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
+        fn.__name__) and not fn.__name__.startswith("_tg_") and fn.__name__ not in \
+        ("key", "launch") and fn.__name__ not in names else "launch"
+    body = "\n".join("        " + line for line in lines)
+    missing = " or ".join(["_tg_extra"] + ["%s is _NA" % n for n in required])
+    slow = "_slow(%%s, _tg_grid, %s, _tg_kw, num_warps, num_stages, device, stream)" % values
+    unwrap = "".join("\n    if type(%s) is _CX:\n        %s = %s.value" % (n, n, n)
+                     for n in names if n in cx)
+    src = f"""
+def {name}({params}):
+    if {missing}:
+        _bind_error(_tg_extra, {values}, _tg_kw){unwrap}
+    key = None
+    try:
+{body}
+        key = ({", ".join(keys)},)
+        e = _entries[key]
+    except _MISSES:
+        return {slow % ("key, key and (%s)" % packed)}
+    ck = e.ck
+    if ck._handle is None:
+        return {slow % "None, None"}
+    if callable(_tg_grid):
+        _tg_grid = _tg_grid({meta})
+    g3 = _grid3(_tg_grid)
+    cfg = None if g3 is None else e.configs.get(g3)
+    if cfg is None:
+        cfg, g3 = e.config(_fn, _tg_grid)
+    if stream is None:
+        h = None if e.torch is None else e.torch.handle()
+    else:
+        h = stream._handle
+        if h is None:
+            return {slow % "None, None"}
+    if _L._HOOKED:
+        if _hooked(_fn, e, g3, stream, {values}, h, cfg, ({packed})):
+            return ck
+        return {slow % "None, None"}
+    err = e.run(h, cfg, {packed})
+    if err:
+        _fail(e, err)
+    elif err is None:  # a value that does not pack as the kernel's type
+        return {slow % "None, None"}
+    return ck
+
+
+def key({params}):
+    if {missing}:
+        return None{unwrap}
+    try:
+{body}
+        return ({", ".join(keys)},)
+    except _MISSES:
+        return None
+"""
+    from . import _launch
+    scope = {
+        "_entries": state.entries, "_arg_key": accel.arg_key, "_nospec_key": _nospec_key,
+        "_nospec": dict(fn._nospec), "_MISSES": (TypeError, ValueError, KeyError, _Miss),
+        "_options": lambda kw: _options(fn, kw), "_env": _rt.option_environment,
+        "_device_key": _device_key, "_stream_key": _stream_key, "_NA": _NA,
+        "_slow": lambda *a: _slow(fn, state, *a), "_fn": fn, "_L": _launch,
+        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key, "_grid3": accel.grid3,
+        "_bind_error": lambda extra, values, kw: _bind_error(fn, extra, values, kw),
+    }
+    exec(compile(src, "<tegula launcher of %s>" % fn.__name__, "exec"), scope)  # noqa: S102
+    launch, key = scope[name], scope["key"]
+    for f in (launch, key):
+        f.__defaults__ = defaults or None
+        f.__kwdefaults__ = kwdefaults
+    return launch, key
+
+
+def _bind_error(fn, extra, values, kw):
+    """Raises the TypeError of a launch whose arguments do not bind, in
+    Python's words (``_launch.bind``): the values before the first missing
+    one as positional arguments, those after it as keywords."""
+    from . import _launch
+    args, kwargs, gap = [], dict(kw), False
+    for p, v in zip(fn.params, values):
+        if v is _NA:
+            gap = True
+        elif gap or p.kind == p.KEYWORD_ONLY:
+            kwargs[p.name] = v
+        else:
+            args.append(v)
+    _launch.bind(fn, tuple(args) + tuple(extra), kwargs)
+    raise _launch._fail(TypeError, fn, "the arguments do not bind")  # pragma: no cover
+
+
+def _cx_key(v):
+    """The key part of a constexpr that is no int: its literal (0.0 and
+    -0.0 are equal floats but not the same constexpr), or itself for a
+    bool, str or None."""
+    if v is None or type(v) is bool or type(v) is str:
+        return v
+    return _constexpr_literal(v)
+
+
+def _options(fn, kw):
+    """The compile options among a launch's extra keywords (sorted pairs);
+    _Miss when another keyword is there (binding raises for it)."""
+    rest, options = _split_options(fn, kw)
+    if rest:
+        raise _Miss
+    return options
+
+
+def _generic_launch(fn):
+    """The launcher of a kernel no function can be generated for: the full
+    launch every time."""
+    def launch(grid, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
+        args, kwargs, options = fn._prepare(args, kwargs)
+        from . import _launch
+        return _launch._full_launch(fn, grid, _launch.bind(fn, args, kwargs), num_warps,
+                                    num_stages, device, stream, options)
+    return launch
+
+
+def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device, stream):
+    """The full launch of a call the generated launcher did not take; it
+    records an entry for |key| (with |vals|, the values to pack) when the
+    call can be repeated through it."""
+    from . import _launch
+    from ._jit import _unspecialized
+    kw, options = _split_options(fn, kw)
+    if kw:  # a keyword that is neither a parameter nor an option: bind says so
+        _bind_error(fn, (), values, kw)
+    arguments = dict(zip(fn.arg_names, values))
+    for name, kind in fn._nospec.items():
+        arguments[name] = _unspecialized(arguments[name], kind)
+    record = None
+    if key is not None:
+        def record(*launched):
+            # The option variables' values as the launch (which may have
+            # loaded the plugins that declare them) left them.
+            _record(state, key[:-3] + (_rt.option_environment(),) + key[-2:], vals,
+                    device, stream, *launched)
+    return _launch._full_launch(fn, grid, arguments, num_warps, num_stages, device, stream,
+                                options, record)
+
+
+def _fail(e, err):
+    _rt.check(e.ck._runtime._lib, err)
+
+
+def _hooked(fn, e, g3, stream, values, h, cfg, vals):
+    """A launch with CompiledKernel's launch hooks set (see _launch); False,
+    with no hook called, when a value does not pack (the full launch then
+    says which)."""
+    from . import _launch
+    try:
+        e.pack(vals)
+    except Exception:
+        return False
+    if stream is None and e.torch is not None:
+        stream = e.torch.stream()
+
+    def run():
+        err = e.run(h, cfg, *vals)
+        if err:
+            _fail(e, err)
+    _launch._run_hooked(fn, e.ck, g3, stream, dict(zip(fn.arg_names, values)), run)
+    return True
+
+
+# -- Recording an entry ------------------------------------------------------------------
+
+
+class _TorchStream:
+    """PyTorch's current stream on CUDA device |index| as a Tegula stream
+    handle, read per launch (``with torch.cuda.stream(s):`` changes it); the
+    Stream wrapping each native handle is made once."""
+
+    def __init__(self, fn, device, index):
+        from ._launch import _native_stream
+        self.make = lambda native: _native_stream(fn, device, native)
+        self.index = index
+        self.streams = {}
+        # torch._C._cuda_getCurrentRawStream, as Triton reads it, when torch has it.
+        raw = getattr(getattr(_interop._torch(), "_C", None), "_cuda_getCurrentRawStream",
+                      None)
+        if raw is not None:
+            streams = self.streams
+
+            def handle():
+                s = streams.get(raw(index))
+                return s._handle if s is not None and s._handle is not None else \
+                    self.stream()._require()
+            self.handle = handle
+
+    def stream(self):
+        native = _interop.torch_current_stream(self.index)
+        s = self.streams.get(native)
+        if s is None or s._handle is None:
+            if len(self.streams) >= 64:
+                self.streams.clear()
+            s = self.streams[native] = self.make(native)
+        return s
+
+    def handle(self):
+        """The Tegula stream handle of PyTorch's current stream."""
+        return self.stream()._require()
+
+
+def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_memory,
+            stream, packed):
+    """After a full launch of |key|'s call: an entry for the key when the
+    launcher can repeat it (every argument passed as it is, and a layout
+    that packs exactly as tegula_args_pack does)."""
+    from . import _launch
+    from . import Buffer
+    if vals is None or len(vals) != len(passed) or len(ck.args) != len(passed):
+        return
+    torch_index = None
+    torch_cuda = False
+    refs = [device]
+    if isinstance(device_arg, Device):
+        refs.append(device_arg)
+    if stream_arg is not None:
+        refs.append(stream_arg.device)
+    codes, convert, offsets_used = [], [], []
+    offsets, total = _launch._layout(ck)
+    for (name, entry, (kind, value)), (_, _, mtype, _), off in zip(passed, ck.args, offsets):
+        if kind == "ptr":
+            if isinstance(value, _launch._ArrayArg) and not host_memory:
+                return  # copied to the device per launch
+            if isinstance(value, _interop.DeviceArray):
+                if value.kind != "torch":
+                    return
+                torch_cuda = True
+            if isinstance(value, Buffer):
+                refs.append(value.device)
+            codes.append("ptr")
+            convert.append(None)
+        else:
+            dt = _launch._scalar_type(_rt.SCALAR_TYPES.get(mtype), entry)
+            if dt not in _STRUCT:
+                return
+            t = type(value)
+            conv = None
+            # ints include the do_not_specialize markers (int subclasses).
+            is_int = isinstance(value, int) or _accel_py.np_kind(t) == "int"
+            if dt in _launch._INT_RANGE:
+                if not is_int:
+                    return
+            elif dt != "i1":
+                if not (is_int or t is float or _accel_py.np_kind(t) == "float"):
+                    return
+                if dt not in ("fp32", "fp64"):
+                    conv = (lambda x, dt=dt: _launch._float_bits(float(x), dt))
+            codes.append(dt)
+            convert.append(conv)
+        offsets_used.append(off)
+    if stream_arg is None and stream is not None:
+        if not torch_cuda:
+            return  # a stream some argument named (__cuda_array_interface__)
+        torch_index = _launch._device_index(device)
+    elif stream_arg is None and torch_cuda:
+        return
+    try:
+        run, check = _runner(ck, codes, offsets_used, total, convert)
+        if check(vals) != packed:
+            return  # not the layout the runtime packs
+    except Exception:
+        return
+    e = Entry()
+    e.ck = ck
+    e.device = device
+    e.run = run
+    e.pack = check
+    e.configs = {}
+    e.config_objects = []
+    e.block = ck.block
+    e.torch = None if torch_index is None else _TorchStream(state.fn, device, torch_index)
+    e.refs = refs
+    if len(state.entries) >= _MAX_ENTRIES:
+        state.entries.clear()
+    state.entries[key] = e
+
+
+def _runner(ck, codes, offsets, total, convert):
+    """(run(stream, cfg, *values) -> 0 | error | None, pack(values) -> bytes)
+    for a kernel whose arguments are |codes| at |offsets|: through
+    tegula._accel when it is there and no value needs a conversion, else
+    struct. run returns None, and launches nothing, when a value does not
+    pack."""
+    lib = ck._runtime._lib
+    launch_fn = lib.tegula_kernel_launch
+    kernel = ck._kernel
+    if not any(convert):
+        layout = accel.make_layout(codes, offsets, total)
+        if layout is not None:
+            address = ctypes.cast(launch_fn, ctypes.c_void_p).value
+            return (functools.partial(accel.launch, address, kernel, layout),
+                    lambda vals: accel.pack(layout, vals))
+    return _accel_py.struct_runner(launch_fn, kernel, codes, offsets, total, convert)

@@ -810,6 +810,8 @@ public:
   /// `import triton`, "triton.jit" after `from triton import jit`. Empty when
   /// no import binds it.
   llvm::StringRef resolveImport(llvm::StringRef Name) const;
+  /// The import statement that binds |Name|; invalid when none does.
+  SourceLocation getImportLocation(llvm::StringRef Name) const;
 
   void addFunction(FunctionDef *F) {
     if (!(FallbackBranch && isBound(F->getName())))
@@ -851,6 +853,7 @@ private:
   std::vector<Stmt *> Imports;
   std::vector<GlobalConstant> Globals;
   llvm::StringMap<std::string> ImportBindings;
+  llvm::StringMap<SourceLocation> ImportLocations;
   bool FallbackBranch = false;
   llvm::StringMap<bool> HostFunctions;
   llvm::StringMap<SourceLocation> BrokenFunctions;

@@ -138,6 +138,7 @@ reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn static_assert
 static_print store sum swizzle2d trans umulhi view where xor_sum zeros zeros_like
 range static_range make_tensor_descriptor load_tensor_descriptor
 store_tensor_descriptor _experimental_make_tensor_descriptor dot_scaled
+inline_asm_elementwise
 """.split()
 
 for _n in _FUNCTIONS:

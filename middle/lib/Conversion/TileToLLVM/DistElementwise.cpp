@@ -41,6 +41,24 @@ LogicalResult lowerConstant(DistLowerer &l, arith::ConstantOp op,
   return success();
 }
 
+/// Every operand of the elementwise |op| is a tile in |layout| (the layout
+/// engine inserted conversions where layouts met).
+LogicalResult checkOperandLayouts(DistLowerer &l, Operation *op,
+                                  const DistLayout &layout) {
+  for (Value operand : op->getOperands()) {
+    auto operandType = dyn_cast<RankedTensorType>(operand.getType());
+    if (!operandType)
+      return l.unsupported(op, "a scalar operand of a tile op");
+    FailureOr<DistLayout> operandLayout = l.layoutOf(operandType, op->getLoc());
+    if (failed(operandLayout))
+      return failure();
+    if (!(*operandLayout == layout))
+      return l.unsupported(op, "operands in different layouts (a missing "
+                               "convert_layout)");
+  }
+  return success();
+}
+
 /// `tl.inline_asm_elementwise` on a target that takes inline assembly:
 /// one LLVM inline-assembly op per `packed_element` registers of a thread,
 /// with operands and results as Triton's lowering passes them: elements
@@ -56,17 +74,8 @@ LogicalResult lowerInlineAsm(DistLowerer &l, tile::ElementwiseInlineAsmOp op,
                              "inline assembly (Triton's is PTX on NVIDIA "
                              "GPUs and AMDGPU assembly on AMD GPUs)");
   FailureOr<DistLayout> layout = l.layoutOf(type, loc);
-  if (failed(layout))
+  if (failed(layout) || failed(checkOperandLayouts(l, op, *layout)))
     return failure();
-  for (Value operand : op.getArgs()) {
-    FailureOr<DistLayout> operandLayout =
-        l.layoutOf(cast<RankedTensorType>(operand.getType()), loc);
-    if (failed(operandLayout))
-      return failure();
-    if (!(*operandLayout == *layout))
-      return l.unsupported(op, "operands in different layouts (a missing "
-                               "convert_layout)");
-  }
   int64_t pack = op.getPackedElement();
   int64_t regs = layout->getNumRegs();
   if (regs % pack)
@@ -193,19 +202,8 @@ tegula::lowering::lowerDistElementwise(DistLowerer &l, Operation *op) {
   // engine inserted conversions where they met).
   auto type = cast<RankedTensorType>(op->getResult(0).getType());
   FailureOr<DistLayout> layout = l.layoutOf(type, loc);
-  if (failed(layout))
+  if (failed(layout) || failed(checkOperandLayouts(l, op, *layout)))
     return failure();
-  for (Value operand : op->getOperands()) {
-    auto operandType = dyn_cast<RankedTensorType>(operand.getType());
-    if (!operandType)
-      return l.unsupported(op, "a scalar operand of a tile op");
-    FailureOr<DistLayout> operandLayout = l.layoutOf(operandType, loc);
-    if (failed(operandLayout))
-      return failure();
-    if (!(*operandLayout == *layout))
-      return l.unsupported(op, "operands in different layouts (a missing "
-                               "convert_layout)");
-  }
   SmallVector<SmallVector<Value>> results(op->getNumResults());
   for (int64_t r = 0; r < layout->getNumRegs(); ++r) {
     SmallVector<Value> operands;

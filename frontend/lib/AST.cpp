@@ -163,9 +163,12 @@ void Module::addImport(Stmt *S) {
     return;
   }
   auto *F = cast<ImportFromStmt>(S);
-  if (F->isStar())
-    return; // Binds names we cannot know.
   std::string Base = std::string(F->getLevel(), '.') + F->getModule().str();
+  if (F->isStar()) {
+    // The names it binds are known only once the module is read.
+    StarImports.push_back(Base);
+    return;
+  }
   for (const ImportAlias &A : F->getNames()) {
     std::string Qualified = Base;
     if (!F->getModule().empty())

@@ -18,6 +18,7 @@ import pytest
 import tegula
 
 K = tegula.import_triton_module("kpkg.ops.kernels")
+STAR = tegula.import_triton_module("kpkg.ops.star_kernels")
 BAD = tegula.import_triton_module("kpkg.bad.shape")
 
 LOG2E = 1.4426950408889634
@@ -49,6 +50,13 @@ def test_helpers_of_other_modules(host, rng, with_z):
     K.fused_kernel[(-(-n // 64),)](x, y, z, n, device=host)
     # The result went through fp16 (rounded toward zero): within 2 ulps.
     np.testing.assert_allclose(y, _reference(x, z), rtol=2 ** -9)
+
+
+def test_helpers_of_a_star_import(host, rng):
+    x = rng.standard_normal(64).astype(np.float32)
+    y = np.full(64, np.nan, np.float32)
+    STAR.star_kernel[(1,)](x, y, device=host)
+    np.testing.assert_allclose(y, np.exp(np.minimum(x.astype(np.float64), 0)), rtol=1e-6)
 
 
 def _rtz_fp16(x):

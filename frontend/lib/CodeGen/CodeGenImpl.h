@@ -89,6 +89,10 @@ public:
   /// nullopt when none of those.
   std::optional<PyValue> moduleMember(Module *m, llvm::StringRef name,
                                       SourceLocation loc);
+  /// What |name| is in the modules |m| imports with `from M import *`
+  /// (user modules only), or nullopt.
+  std::optional<PyValue> starImported(Module *m, llvm::StringRef name,
+                                      SourceLocation loc);
   /// The value of module |m|'s constant |g|, read at |loc|.
   PyValue globalValue(Module *m, const GlobalConstant &g, SourceLocation loc);
   /// What the import of Triton's |qualified| (`triton.language.sum`) gives.

@@ -435,6 +435,8 @@ std::optional<PyValue> CodeGen::moduleMember(Module *m, llvm::StringRef name,
     err.notes.emplace_back(*broken, "'" + name.str() + "' is defined here");
     throw err;
   }
+  if (std::optional<PyValue> starred = starImported(m, name, loc))
+    return starred;
   if (loader && m != &stdlib) {
     // `import mypkg` then `mypkg.utils.f`: a package's submodules are its
     // attributes once imported.
@@ -443,6 +445,52 @@ std::optional<PyValue> CodeGen::moduleMember(Module *m, llvm::StringRef name,
       return PyValue::userModule(sub, loader->getName(*sub).str());
     if (!message.empty())
       error(loc, message);
+  }
+  return std::nullopt;
+}
+
+std::optional<PyValue> CodeGen::starImported(Module *m, llvm::StringRef name,
+                                             SourceLocation loc) {
+  // Python's `import *` leaves out names with a leading underscore; the
+  // modules of Triton are not read (their names are the front end's own).
+  if (!loader || m == &stdlib || name.starts_with("_"))
+    return std::nullopt;
+  for (const std::string &path : m->getStarImports()) {
+    if (isTritonPath(path))
+      continue;
+    // Modules that star-import each other: each is searched once per name.
+    std::pair<Module *, std::string> key(m, "*" + name.str());
+    if (llvm::is_contained(importStack, key))
+      continue;
+    size_t level = llvm::StringRef(path).find_first_not_of('.');
+    llvm::StringRef dots = llvm::StringRef(path).take_front(level);
+    llvm::SmallVector<llvm::StringRef, 4> parts;
+    if (level < path.size())
+      llvm::StringRef(path).drop_front(level).split(parts, '.');
+    std::string message;
+    Module *source = loader->load(level ? dots : parts.front(), *m, message);
+    for (llvm::StringRef part :
+         llvm::ArrayRef(parts).drop_front(level ? 0 : 1)) {
+      if (!source)
+        break;
+      source = loader->loadSubmodule(*source, part, message);
+    }
+    // A star import of a module that is not found binds nothing we could
+    // use (host code's `from numpy import *`); a name it would have bound
+    // is then "not defined".
+    if (!source)
+      continue;
+    importStack.push_back(key);
+    std::optional<PyValue> found;
+    try {
+      found = moduleMember(source, name, loc);
+    } catch (...) {
+      importStack.pop_back();
+      throw;
+    }
+    importStack.pop_back();
+    if (found)
+      return found;
   }
   return std::nullopt;
 }

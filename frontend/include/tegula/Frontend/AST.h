@@ -812,6 +812,9 @@ public:
   llvm::StringRef resolveImport(llvm::StringRef Name) const;
   /// The import statement that binds |Name|; invalid when none does.
   SourceLocation getImportLocation(llvm::StringRef Name) const;
+  /// The modules of `from M import *` statements, in order ("mypkg.utils",
+  /// ".utils"): names found nowhere else may come from them.
+  llvm::ArrayRef<std::string> getStarImports() const { return StarImports; }
 
   void addFunction(FunctionDef *F) {
     if (!(FallbackBranch && isBound(F->getName())))
@@ -854,6 +857,7 @@ private:
   std::vector<GlobalConstant> Globals;
   llvm::StringMap<std::string> ImportBindings;
   llvm::StringMap<SourceLocation> ImportLocations;
+  std::vector<std::string> StarImports;
   bool FallbackBranch = false;
   llvm::StringMap<bool> HostFunctions;
   llvm::StringMap<SourceLocation> BrokenFunctions;

@@ -131,6 +131,11 @@ StringRef Module::resolveImport(StringRef Name) const {
   return It == ImportBindings.end() ? StringRef() : StringRef(It->second);
 }
 
+SourceLocation Module::getImportLocation(StringRef Name) const {
+  auto It = ImportLocations.find(Name);
+  return It == ImportLocations.end() ? SourceLocation() : It->second;
+}
+
 bool Module::isBound(StringRef Name) const {
   return ImportBindings.count(Name) || lookupGlobal(Name) ||
          lookupFunction(Name);
@@ -139,8 +144,10 @@ bool Module::isBound(StringRef Name) const {
 void Module::addImport(Stmt *S) {
   Imports.push_back(S);
   auto bind = [&](StringRef Name, std::string Qualified) {
-    if (!(FallbackBranch && isBound(Name)))
+    if (!(FallbackBranch && isBound(Name))) {
       ImportBindings[Name] = std::move(Qualified);
+      ImportLocations[Name] = S->getLoc();
+    }
   };
   if (auto *I = dyn_cast<ImportStmt>(S)) {
     for (const ImportAlias &A : I->getNames()) {
@@ -156,9 +163,12 @@ void Module::addImport(Stmt *S) {
     return;
   }
   auto *F = cast<ImportFromStmt>(S);
-  if (F->isStar())
-    return; // Binds names we cannot know.
   std::string Base = std::string(F->getLevel(), '.') + F->getModule().str();
+  if (F->isStar()) {
+    // The names it binds are known only once the module is read.
+    StarImports.push_back(Base);
+    return;
+  }
   for (const ImportAlias &A : F->getNames()) {
     std::string Qualified = Base;
     if (!F->getModule().empty())

@@ -4,6 +4,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::frontend;
@@ -182,6 +184,48 @@ TValue Semantic::umulhi(const Operand &x, const Operand &y) {
   checkDtype(yv, {"int32", "int64", "uint32", "uint64"});
   auto [l, r] = binaryOperands(xv, yv, false, false, true, false, "umulhi");
   return wrap(create<tile::UMulHiOp>(l.value, r.value), l.type);
+}
+
+std::vector<TValue> Semantic::inlineAsm(llvm::StringRef asmText,
+                                        llvm::StringRef constraints,
+                                        llvm::ArrayRef<Operand> args,
+                                        llvm::ArrayRef<DType> dtypes, bool pure,
+                                        int64_t pack) {
+  if (pack < 1 || pack > std::numeric_limits<int32_t>::max())
+    fail("tl.inline_asm_elementwise: pack must be a positive integer, got " +
+         std::to_string(pack));
+  if (dtypes.empty())
+    fail("tl.inline_asm_elementwise: dtype must name at least one result dtype");
+  // As Triton: every argument broadcast against the others, no promotion.
+  std::vector<TValue> values;
+  std::optional<TValue> shaped;
+  for (const Operand &a : args) {
+    values.push_back(toTensor(a));
+    if (values.back().type.isBlock())
+      shaped = shaped ? broadcastPair(*shaped, values.back()).first
+                      : values.back();
+  }
+  if (!shaped)
+    fail("tl.inline_asm_elementwise: at least one argument must be a tensor "
+         "(the results take its shape)");
+  llvm::SmallVector<mlir::Value> operands;
+  for (TValue &v : values)
+    operands.push_back(broadcastTo(v, shaped->type.shape()).value);
+  std::vector<TType> types;
+  llvm::SmallVector<mlir::Type> mlirTypes;
+  for (const DType &d : dtypes) {
+    if (d.isPtr() || d.isVoid())
+      fail("tl.inline_asm_elementwise: results must be numbers, got " + d.str());
+    types.push_back(shaped->type.withScalar(d));
+    mlirTypes.push_back(types.back().toMLIR(context()));
+  }
+  auto op = create<tile::ElementwiseInlineAsmOp>(
+      mlirTypes, asmText, constraints, pure, static_cast<uint32_t>(pack),
+      operands);
+  std::vector<TValue> results;
+  for (auto [value, type] : llvm::zip(op.getResult(), types))
+    results.push_back(wrap(value, type));
+  return results;
 }
 
 TValue Semantic::histogram(const TValue &x, int64_t numBins,

@@ -27,6 +27,8 @@ extern "C" void LLVMInitializeAMDGPUTargetInfo();
 extern "C" void LLVMInitializeAMDGPUTarget();
 extern "C" void LLVMInitializeAMDGPUTargetMC();
 extern "C" void LLVMInitializeAMDGPUAsmPrinter();
+// tl.inline_asm_elementwise: the object streamer assembles inline assembly.
+extern "C" void LLVMInitializeAMDGPUAsmParser();
 
 using namespace llvm;
 using tegula::backend::oneLineError;
@@ -56,7 +58,8 @@ unsigned floatBitsOf(const Function &function) {
 void tegula::amd::initializeAMDGPUTarget() {
   tegula::backend::initializeTargetOnce<
       LLVMInitializeAMDGPUTargetInfo, LLVMInitializeAMDGPUTarget,
-      LLVMInitializeAMDGPUTargetMC, LLVMInitializeAMDGPUAsmPrinter>();
+      LLVMInitializeAMDGPUTargetMC, LLVMInitializeAMDGPUAsmPrinter,
+      LLVMInitializeAMDGPUAsmParser>();
 }
 
 Error tegula::amd::prepareForAMDGPU(Module &module, StringRef kernel,

@@ -182,6 +182,9 @@ public:
   /// (LLVM's default), as Triton's AMD backend maps them. An agent-scoped
   /// atomic skips the cache writebacks and invalidates that keep the host
   /// coherent.
+  /// AMDGPU assembly, as Triton's AMD backend takes
+  /// tl.inline_asm_elementwise.
+  StringRef getInlineAsmLanguage() const override { return "AMDGPU"; }
   StringRef getAtomicSyncScope(MemoryScope scope) const override {
     switch (scope) {
     case MemoryScope::Block:

@@ -220,6 +220,8 @@ public:
   const tegula::backend::AsyncCopy *getAsyncCopy() const override {
     return &getNvidiaAsyncCopy();
   }
+  /// PTX, as Triton's NVIDIA backend takes tl.inline_asm_elementwise.
+  llvm::StringRef getInlineAsmLanguage() const override { return "PTX"; }
 };
 
 } // namespace

@@ -723,6 +723,32 @@ def _close_default():
             pass
 
 
+_TRITON_ALIASES = ("", ".language", ".testing", ".runtime", ".runtime.driver",
+                   ".runtime.autotuner", ".runtime.jit", ".runtime.errors", ".tools",
+                   ".tools.tensor_descriptor", ".compiler", ".compiler.errors")
+
+
+class _TritonAsTegula:
+    """While active, ``import triton`` (and the submodules above) imports
+    Tegula; ``sys.modules`` is restored afterwards."""
+
+    def __enter__(self):
+        import sys
+        self.saved = {"triton" + k: sys.modules.get("triton" + k) for k in _TRITON_ALIASES}
+        for k in _TRITON_ALIASES:
+            sys.modules["triton" + k] = sys.modules[__name__ + k]
+        return self
+
+    def __exit__(self, *exc):
+        import sys
+        for k, v in self.saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+        return False
+
+
 def import_triton_file(path, module_name=None):
     """Imports a kernel file written for Triton (``import triton``,
     ``@triton.jit``) with ``triton`` meaning ``tegula`` while it imports, and
@@ -732,33 +758,24 @@ def import_triton_file(path, module_name=None):
     too. A real Triton, if installed, is untouched (``sys.modules`` is restored
     afterwards)."""
     import importlib.util
-    import sys
     path = os.fspath(path)
     name = module_name or "tegula_triton_" + os.path.splitext(os.path.basename(path))[0]
-    aliases = {"triton": __name__, "triton.language": __name__ + ".language",
-               "triton.testing": __name__ + ".testing", "triton.runtime": __name__ + ".runtime",
-               "triton.runtime.driver": __name__ + ".runtime.driver",
-               "triton.runtime.autotuner": __name__ + ".runtime.autotuner",
-               "triton.runtime.jit": __name__ + ".runtime.jit",
-               "triton.runtime.errors": __name__ + ".runtime.errors",
-               "triton.tools": __name__ + ".tools",
-               "triton.tools.tensor_descriptor": __name__ + ".tools.tensor_descriptor",
-               "triton.compiler": __name__ + ".compiler",
-               "triton.compiler.errors": __name__ + ".compiler.errors"}
-    saved = {k: sys.modules.get(k) for k in aliases}
-    for k, v in aliases.items():
-        sys.modules[k] = sys.modules[v]
-    try:
+    with _TritonAsTegula():
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         return module
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = v
+
+
+def import_triton_module(name):
+    """Imports the module |name| of a kernel package written for Triton (say
+    ``"mypkg.ops.kernels"``, found on sys.path as ``import`` finds it) with
+    ``triton`` meaning ``tegula`` while it and the modules it imports load,
+    as import_triton_file does for one file; returns it. Its kernels may use
+    @jit helpers and constants of the package's other modules."""
+    import importlib
+    with _TritonAsTegula():
+        return importlib.import_module(name)
 
 
 # `from . import runtime` would find the function above and import nothing.

@@ -327,10 +327,14 @@ usage: python -m tegula compile FILE.py --kernel NAME --signature SIG
                       [--emit STAGE] [--option KEY=VALUE]...
                       [--num-warps N] [--num-stages N] [--no-assert]
                       [--locations] [--time-stages] [--no-cache]
-                      [-o OUT]
+                      [-I DIR]... [-o OUT]
 
 Compiles the @jit function NAME of FILE.py for SIG, a signature in the
 format of Triton's AOT tool ("*fp32:16, *fp32:16, i32, 1024").
+  -I DIR               a folder where the modules the kernel imports
+                       @jit helpers and constants from are looked for
+                       (like PYTHONPATH; repeatable; searched before the
+                       root of FILE.py's package and FILE.py's folder)
 Without --target it stops at tile IR:
   --emit tile-ir       verified tile IR after the target-independent
                        pipeline (the default; runs the `tegula` executable)
@@ -366,8 +370,9 @@ class _Usage(Exception):
 def _parse_compile(args):
     o = {"file": None, "kernel": None, "signature": None, "output": "-", "emit": None,
          "targets": [], "options": [], "constexprs": [], "num_warps": 4, "num_stages": 3,
-         "assertions": True, "locations": False, "time_stages": False, "no_cache": False}
-    valued = {"--kernel": "a name", "--signature": "a value", "--constexpr": "NAME=VALUE",
+         "assertions": True, "locations": False, "time_stages": False, "no_cache": False,
+         "include": []}
+    valued = {"-I": "a folder", "--kernel": "a name", "--signature": "a value", "--constexpr": "NAME=VALUE",
               "--target": "a value", "--option": "KEY=VALUE", "--emit": "a value",
               "--num-warps": "a power of 2", "--num-stages": "a non-negative integer",
               "-o": "a path"}
@@ -415,6 +420,10 @@ def _parse_compile(args):
                 o["num_stages"] = n
             elif flag == "-o":
                 o["output"] = value
+            elif flag == "-I":
+                o["include"].append(value)
+        elif a.startswith("-I") and len(a) > 2:
+            o["include"].append(a[2:])
         elif a == "--no-assert":
             o["assertions"] = False
         elif a == "--time-stages":
@@ -593,7 +602,8 @@ def cmd_compile(args, out=sys.stdout, err=sys.stderr):
         bytecode = _compiler.compile_kernel(
             source, o["kernel"], o["signature"], file_name=o["file"],
             constexprs=dict(o["constexprs"]), num_warps=o["num_warps"],
-            num_stages=o["num_stages"], assertions=o["assertions"])
+            num_stages=o["num_stages"], assertions=o["assertions"],
+            search_paths=o["include"])
     except _compiler.CompilationError as e:
         text = e.diagnostics
         err.write(text if text.endswith("\n") else text + "\n")

@@ -48,6 +48,9 @@ class tegula_compile_options(ctypes.Structure):
         ("num_warps", c_int32),
         ("num_stages", c_int32),
         ("disable_assertions", c_int32),
+        # API 1.2
+        ("search_paths", ctypes.POINTER(c_char_p)),
+        ("num_search_paths", c_size_t),
     ]
 
 
@@ -148,6 +151,11 @@ def _declare(lib):
         _fn(lib, "tegula_compile_result_get_arg_writes", ctypes.c_int32, R, c_size_t)
     except AttributeError:  # a 1.0 library: which arguments are written is unknown
         pass
+    try:  # API 1.2
+        _fn(lib, "tegula_compile_result_get_num_imported_files", c_size_t, R)
+        _fn(lib, "tegula_compile_result_get_imported_file", c_char_p, R, c_size_t)
+    except AttributeError:  # an older library reads no other module
+        pass
 
 
 def api_version():
@@ -158,22 +166,36 @@ def api_version():
 
 
 def compile_kernel(source, kernel, signature, file_name=None, constexprs=None,
-                   num_warps=4, num_stages=3, assertions=True):
+                   num_warps=4, num_stages=3, assertions=True, search_paths=None):
     """Tile-dialect bytecode (bytes) of |kernel| in |source| (the whole file,
     str or bytes) for |signature|. |constexprs|: {name: literal text}.
-    Raises CompilationError with the compiler's diagnostics (and |source|
-    as its ``src``)."""
+    |search_paths|: the folders where the modules the kernel imports helpers
+    from are looked for first (default: sys.path). Raises CompilationError
+    with the compiler's diagnostics (and |source| as its ``src``)."""
     return compile_kernel_info(source, kernel, signature, file_name, constexprs, num_warps,
-                               num_stages, assertions)[0]
+                               num_stages, assertions, search_paths)[0]
+
+
+def default_search_paths():
+    """sys.path as folders ('' is the current folder), as Python's imports
+    see them."""
+    import sys
+    return [p or os.getcwd() for p in sys.path if isinstance(p, str)]
 
 
 def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=None,
-                        num_warps=4, num_stages=3, assertions=True):
+                        num_warps=4, num_stages=3, assertions=True, search_paths=None,
+                        imported=None):
     """(bytecode, writes) as compile_kernel compiles: |writes| has one bool per
     kernel argument (the non-constexpr parameters, in order), True when the
     kernel may write through it (tegula_compile_result_get_arg_writes), or
-    is None when the library cannot say (API 1.0)."""
+    is None when the library cannot say (API 1.0). |imported|, a list, gets
+    the paths of the other modules the compile read (helpers imported from
+    the user's package)."""
     lib = load_library()
+    if search_paths is None:
+        search_paths = default_search_paths()
+    roots = [os.fsencode(p) for p in search_paths]
     src = source.encode("utf-8") if isinstance(source, str) else bytes(source)
     src_buf = ctypes.create_string_buffer(src, len(src))
     entries = ["%s=%s" % (k, v) for k, v in (constexprs or {}).items()]
@@ -190,6 +212,9 @@ def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=No
     o.num_warps = int(num_warps)
     o.num_stages = int(num_stages)
     o.disable_assertions = 0 if assertions else 1
+    root_array = (c_char_p * max(len(roots), 1))(*roots)
+    o.search_paths = root_array
+    o.num_search_paths = len(roots)
     result = c_void_p()
     err = lib.tegula_compile_kernel(ctypes.byref(o), ctypes.byref(result))
     if err:
@@ -212,6 +237,10 @@ def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=No
             flags = [lib.tegula_compile_result_get_arg_writes(result, i) for i in range(n)]
             if all(f in (0, 1) for f in flags):
                 writes = tuple(f == 1 for f in flags)
+        if imported is not None and hasattr(lib, "tegula_compile_result_get_imported_file"):
+            imported.extend(
+                os.fsdecode(lib.tegula_compile_result_get_imported_file(result, i))
+                for i in range(lib.tegula_compile_result_get_num_imported_files(result)))
         return bytecode, writes
     finally:
         lib.tegula_compile_result_destroy(result)

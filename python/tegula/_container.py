@@ -13,6 +13,7 @@ scalars, typed by the image's metadata.
 """
 
 import ctypes
+import os
 
 from . import _runtime as _rt
 
@@ -289,17 +290,20 @@ def warmup(fn, signature, targets, num_warps=4, num_stages=3, runtime=None, **op
                            "libtegula_kernel_cache)" % fn.__name__)
     targets = [targets] if isinstance(targets, str) else list(targets)
     source = _read_source(fn)
+    roots = _compiler.default_search_paths()
+    imported = []
     bytecode, writes = _compiler.compile_kernel_info(
         source, fn.__name__, signature, file_name=fn.source_file, num_warps=num_warps,
-        num_stages=num_stages)
+        num_stages=num_stages, search_paths=roots, imported=imported)
+    deps = _diskcache.dependencies(imported) or ()
     opts = _options(fn, num_warps, num_stages, options)
     stored = []
     for rt, t, metadata, data, size in _images(fn, targets, bytecode, opts, runtime,
                                                signature=signature, source=source):
         # The key a launch on a device of |t| computes (_launch.get_kernel).
-        key = _diskcache.Key(source, signature, None, [("kernel", fn.__name__)] + opts,
-                             runtime=rt, target=t)
+        key = _diskcache.Key(source, signature, None, [("kernel", fn.__name__)] + opts[:2] + [
+            ("search-paths", os.pathsep.join(roots))] + opts[2:], runtime=rt, target=t)
         _diskcache.store(key, _diskcache.pack_entry(
-            _diskcache.one_image_container(rt._lib, metadata, data, size), writes))
+            _diskcache.one_image_container(rt._lib, metadata, data, size), writes, deps))
         stored.append(t)
     return stored

@@ -10,12 +10,15 @@ options read, and the identity (path, size, modification time) of the
 plugin and compiler libraries, so that a rebuilt plugin never serves a
 stale kernel. Before the container, an entry holds which arguments the
 kernel writes through (``pack_entry``: what the compiler said, which the
-launcher needs to accept read-only arrays). TEGULA_CACHE_DIR chooses the folder (default
+launcher needs to accept read-only arrays) and the other modules the
+compile read (helpers imported from the user's package) with a SHA-256 of
+each: an entry whose modules changed since is a miss. TEGULA_CACHE_DIR chooses the folder (default
 $XDG_CACHE_HOME/tegula, else ~/.cache/tegula); TEGULA_CACHE_DIR=none turns
 the cache off. Failing to read or write the cache never fails a launch.
 """
 
 import ctypes
+import hashlib
 import os
 import struct
 import threading
@@ -196,35 +199,82 @@ def store(key, blob):
     lib.tegula_cache_free(error)
 
 
-_ENTRY_MAGIC = b"TGARGWR1"
+_ENTRY_MAGIC = b"TGARGWR2"
 _UNKNOWN = 0xFFFFFFFF
 
 
-def pack_entry(container, writes):
+def _digest(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).digest()
+    except OSError:
+        return None
+
+
+def dependencies(paths):
+    """((path, SHA-256 of its bytes), ...) of the files a compile read beside
+    the kernel's own; None when one cannot be read (then nothing is kept)."""
+    out = []
+    for p in paths:
+        d = _digest(p)
+        if d is None:
+            return None
+        out.append((p, d))
+    return tuple(out)
+
+
+def dependencies_current(deps):
+    """Whether every file of |deps| still has the bytes it had."""
+    return all(_digest(p) == d for p, d in deps)
+
+
+def pack_entry(container, writes, deps=()):
     """An entry's bytes: which arguments the kernel writes through (|writes|,
-    a tuple of bools, or None: unknown), then the container."""
+    a tuple of bools, or None: unknown), the files the compile read beside
+    the kernel's (|deps|, from dependencies()), then the container."""
     if writes is None:
         head = struct.pack("<I", _UNKNOWN)
     else:
         head = struct.pack("<I", len(writes)) + bytes(1 if w else 0 for w in writes)
+    head += struct.pack("<I", len(deps))
+    for path, digest in deps:
+        name = os.fsencode(path)
+        head += struct.pack("<I", len(name)) + name + digest
     return _ENTRY_MAGIC + head + container
 
 
 def unpack_entry(blob):
-    """(container, writes) of an entry's bytes; (None, None) for None or for an
-    entry not in this format (a miss: the launch compiles and replaces it)."""
-    if blob is None or not blob.startswith(_ENTRY_MAGIC) or \
-            len(blob) < len(_ENTRY_MAGIC) + 4:
-        return None, None
-    at = len(_ENTRY_MAGIC)
-    (n,) = struct.unpack_from("<I", blob, at)
-    at += 4
-    if n == _UNKNOWN:
-        return blob[at:], None
-    flags = blob[at:at + n]
-    if len(flags) != n or any(f not in (0, 1) for f in flags):
-        return None, None
-    return blob[at + n:], tuple(f == 1 for f in flags)
+    """(container, writes, deps) of an entry's bytes; (None, None, ()) for
+    None or for an entry not in this format (a miss: the launch compiles and
+    replaces it)."""
+    miss = None, None, ()
+    if blob is None or not blob.startswith(_ENTRY_MAGIC):
+        return miss
+    try:
+        at = len(_ENTRY_MAGIC)
+        (n,) = struct.unpack_from("<I", blob, at)
+        at += 4
+        writes = None
+        if n != _UNKNOWN:
+            flags = blob[at:at + n]
+            if len(flags) != n or any(f not in (0, 1) for f in flags):
+                return miss
+            writes = tuple(f == 1 for f in flags)
+            at += n
+        (count,) = struct.unpack_from("<I", blob, at)
+        at += 4
+        deps = []
+        for _ in range(count):
+            (size,) = struct.unpack_from("<I", blob, at)
+            at += 4
+            name, digest = blob[at:at + size], blob[at + size:at + size + 32]
+            if len(name) != size or len(digest) != 32:
+                return miss
+            deps.append((os.fsdecode(name), digest))
+            at += size + 32
+    except struct.error:
+        return miss
+    return blob[at:], writes, tuple(deps)
 
 
 def one_image_container(lib, metadata, data, size):

@@ -24,6 +24,7 @@ other on the NULL stream (complete before returning).
 """
 
 import ctypes
+import os
 import operator
 
 from . import _compiler
@@ -964,14 +965,19 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
         if ck is not None and ck.alive:
             return ck
         source = _read_source(fn)
+        roots = _compiler.default_search_paths()
         disk_key = keep = None
+        deps = ()
         if _diskcache.enabled():
             # The source is the kernel's whole file: the key names the kernel.
+            # Where its imports are looked for is in the key; what they read
+            # is checked against the entry (pack_entry).
             disk_key = _diskcache.Key(source, signature, device, (
                 ("kernel", fn.__name__), ("num_warps", str(num_warps)),
-                ("num_stages", str(num_stages))) + options)
-            blob, writes = _diskcache.unpack_entry(_diskcache.lookup(disk_key))
-            if blob is not None:
+                ("num_stages", str(num_stages)),
+                ("search-paths", os.pathsep.join(roots))) + options)
+            blob, writes, deps = _diskcache.unpack_entry(_diskcache.lookup(disk_key))
+            if blob is not None and _diskcache.dependencies_current(deps):
                 try:
                     ck = _diskcache.load_one_image(device, blob)
                 except _rt.TegulaError:
@@ -987,16 +993,21 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                     return ck
 
             def keep(metadata, data, size):
+                if deps is None:  # a module it read is gone: keep nothing
+                    return
                 try:
                     _diskcache.store(disk_key, _diskcache.pack_entry(
                         _diskcache.one_image_container(device._runtime._lib, metadata,
-                                                       data, size), writes))
+                                                       data, size), writes, deps))
                 except _rt.TegulaError:  # pragma: no cover - never fails a launch
                     pass
         try:
+            imported = []
             bytecode, writes = _compiler.compile_kernel_info(
                 source, fn.__name__, signature, file_name=fn.source_file,
-                num_warps=num_warps, num_stages=num_stages)
+                num_warps=num_warps, num_stages=num_stages, search_paths=roots,
+                imported=imported)
+            deps = _diskcache.dependencies(imported)
             ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode,
                                 options, keep, source)
         except _errors.CompilationError as e:

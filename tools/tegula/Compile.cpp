@@ -49,10 +49,14 @@ const char *kUsage =
     "                      [--constexpr NAME=VALUE]... [--target TARGET]...\n"
     "                      [--emit STAGE] [--option KEY=VALUE]...\n"
     "                      [--num-warps N] [--num-stages N] [--no-assert]\n"
-    "                      [--locations] [--time-stages] [-o OUT]\n"
+    "                      [-I DIR]... [--locations] [--time-stages] [-o OUT]\n"
     "\n"
     "Compiles the @jit function NAME of FILE.py for SIG, a signature in the\n"
     "format of Triton's AOT tool (\"*fp32:16, *fp32:16, i32, 1024\").\n"
+    "  -I DIR               a folder where the modules the kernel imports\n"
+    "                       @jit helpers and constants from are looked for\n"
+    "                       (like PYTHONPATH; repeatable; searched before the\n"
+    "                       root of FILE.py's package and FILE.py's folder)\n"
     "Without --target it stops at tile IR:\n"
     "  --emit tile-ir       verified tile IR after the target-independent\n"
     "                       pipeline (the default)\n"
@@ -293,6 +297,11 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
       if (r < 0 || llvm::StringRef(v).getAsInteger(10, options.numStages) ||
           options.numStages < 0)
         return usageError("--num-stages needs a non-negative integer");
+    } else if ((r = flagValue("-I", v))) {
+      if (r < 0) return usageError("-I needs a folder");
+      options.searchPaths.push_back(v);
+    } else if (a.size() > 2 && llvm::StringRef(a).starts_with("-I")) {
+      options.searchPaths.push_back(a.substr(2));
     } else if ((r = flagValue("-o", v))) {
       if (r < 0) return usageError("-o needs a path");
       output = v;
@@ -380,7 +389,7 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   std::optional<std::string> pipelineError;
   mlir::OwningOpRef<mlir::ModuleOp> ir = compileKernelSource(
-      *source, options, context, diags, parseDiags,
+      sources, *source, options, context, diags, parseDiags,
       /*optimize=*/emit != "tile-ir-raw", pipelineError);
   if (pipelineError) {
     std::fprintf(stderr, "tegula compile: internal error: the tile-optimize "

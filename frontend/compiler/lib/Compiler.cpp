@@ -44,6 +44,7 @@ struct tegula_compile_result {
   std::string bytecode;
   std::string diagnostics;
   std::vector<uint8_t> argWrites;
+  std::vector<std::string> importedFiles;
 };
 
 namespace {
@@ -74,6 +75,10 @@ tegula_compiler_error_t *compile(const tegula_compile_options &in,
   options.numWarps = in.num_warps;
   options.numStages = in.num_stages;
   options.enableAssertions = in.disable_assertions == 0;
+  if (in.struct_size >= offsetof(tegula_compile_options, num_search_paths) +
+                            sizeof(in.num_search_paths))
+    for (size_t i = 0; i < in.num_search_paths; ++i)
+      options.searchPaths.push_back(in.search_paths[i]);
 
   auto specs = parseSignature(in.signature);
   if (!specs)
@@ -99,9 +104,10 @@ tegula_compiler_error_t *compile(const tegula_compile_options &in,
   DiagnosticEngine parseDiags(sources);
   mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
   std::optional<std::string> pipelineError;
-  mlir::OwningOpRef<mlir::ModuleOp> ir =
-      compileKernelSource(file, options, context, diags, parseDiags,
-                          /*optimize=*/true, pipelineError);
+  std::vector<std::string> importedFiles;
+  mlir::OwningOpRef<mlir::ModuleOp> ir = compileKernelSource(
+      sources, file, options, context, diags, parseDiags,
+      /*optimize=*/true, pipelineError, &importedFiles);
   if (pipelineError)
     return makeError(TEGULA_COMPILER_ERROR_INTERNAL,
                      "internal error: the tile-optimize pipeline failed:\n" +
@@ -119,6 +125,7 @@ tegula_compiler_error_t *compile(const tegula_compile_options &in,
                        "internal error: writing the tile bytecode failed");
   }
   result->diagnostics = renderAll(diags);
+  result->importedFiles = std::move(importedFiles);
   *out = result.release();
   return nullptr;
 }
@@ -177,6 +184,14 @@ tegula_compile_kernel(const tegula_compile_options *options,
     return invalid("options.signature is NULL");
   if (!options->constexprs && options->num_constexprs)
     return invalid("options.constexprs is NULL");
+  if (options->struct_size >= offsetof(tegula_compile_options, num_search_paths) +
+                                  sizeof(options->num_search_paths)) {
+    if (!options->search_paths && options->num_search_paths)
+      return invalid("options.search_paths is NULL");
+    for (size_t i = 0; i < options->num_search_paths; ++i)
+      if (!options->search_paths[i])
+        return invalid("search path " + std::to_string(i) + " is NULL");
+  }
   for (size_t i = 0; i < options->num_constexprs; ++i) {
     const char *entry = options->constexprs[i];
     if (!entry || !std::strchr(entry, '=') || entry[0] == '=')
@@ -229,6 +244,19 @@ tegula_compile_result_get_arg_writes(const tegula_compile_result_t *result,
   if (!result || index >= result->argWrites.size())
     return -1;
   return result->argWrites[index];
+}
+
+size_t tegula_compile_result_get_num_imported_files(
+    const tegula_compile_result_t *result) {
+  return result ? result->importedFiles.size() : 0;
+}
+
+const char *
+tegula_compile_result_get_imported_file(const tegula_compile_result_t *result,
+                                        size_t index) {
+  if (!result || index >= result->importedFiles.size())
+    return nullptr;
+  return result->importedFiles[index].c_str();
 }
 
 void tegula_compile_result_destroy(tegula_compile_result_t *result) {

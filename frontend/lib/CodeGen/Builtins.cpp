@@ -57,6 +57,8 @@ const llvm::StringMap<std::vector<std::string>> &builtinParams() {
       {"split", {"a"}},
       {"cat", {"input", "other", "can_reorder=False"}},
       {"histogram", {"input", "num_bins", "mask=None"}},
+      {"inline_asm_elementwise",
+       {"asm", "constraints", "args", "dtype", "is_pure", "pack"}},
       {"gather", {"src", "index", "axis"}},
       {"static_assert", {"cond", "msg=''"}},
       {"static_print", {"*values"}},
@@ -563,6 +565,34 @@ PyValue CodeGen::callBuiltin(const std::string &name, CallArgs &args,
   if (name == "histogram")
     return ret(sem.histogram(T("input"), static_cast<int64_t>(I("num_bins")),
                              optTensor(b.get("mask"), loc, "mask")));
+  if (name == "inline_asm_elementwise") {
+    std::vector<Operand> args;
+    const PyValue &a = b.get("args");
+    if (a.kind != PyValue::Tuple)
+      error(loc, "tl.inline_asm_elementwise: args must be a list or tuple of "
+                 "tensors, got " + describe(a));
+    for (const PyValue &item : a.tupleItems())
+      args.push_back(operand(item, loc, "an argument of tl.inline_asm_elementwise"));
+    // One dtype gives one tensor; a list or tuple of them, a tuple.
+    const PyValue &d = b.get("dtype");
+    std::vector<DType> dtypes;
+    if (d.kind == PyValue::Tuple)
+      for (const PyValue &item : d.tupleItems())
+        dtypes.push_back(constDType(item, loc, "dtype"));
+    else
+      dtypes.push_back(constDType(d, loc, "dtype"));
+    std::vector<TValue> results = sem.inlineAsm(
+        constString(b.get("asm"), loc, "asm"),
+        constString(b.get("constraints"), loc, "constraints"), args, dtypes,
+        constBool(b.get("is_pure"), loc, "is_pure"),
+        static_cast<int64_t>(I("pack")));
+    if (d.kind != PyValue::Tuple)
+      return ret(results.front());
+    PyTuple items;
+    for (const TValue &r : results)
+      items.push_back(ret(r));
+    return PyValue::tuple(std::move(items));
+  }
   if (name == "gather")
     return ret(sem.gather(T("src"), T("index"), static_cast<int64_t>(I("axis"))));
   if (name == "static_assert") {

@@ -41,8 +41,9 @@ void tegula::frontend::loadFrontendDialects(MLIRContext &context) {
 }
 
 CodeGen::CodeGen(Module &userModule, Module &stdlib,
-                 const CompileOptions &options, MLIRContext &context)
-    : userModule(userModule), stdlib(stdlib), options(options),
+                 const CompileOptions &options, MLIRContext &context,
+                 ModuleLoader *loader)
+    : userModule(userModule), stdlib(stdlib), loader(loader), options(options),
       context(context), builder(&context), sem(builder) {}
 
 void CodeGen::error(SourceLocation loc, const std::string &message) {
@@ -394,7 +395,7 @@ PyValue CodeGen::callJit(const FunctionDef *f, Module *m, CallArgs &args,
     // As in Triton, a helper's `tl.constexpr` annotation does not stop a
     // tensor argument: the call specializes on what it gets.
     PyValue result;
-    if (noinline && m == &userModule) {
+    if (noinline && m != &stdlib) {
       BoundArgs bound;
       for (auto &kv : scope)
         bound.values[kv.getKey()] = kv.getValue();
@@ -411,14 +412,14 @@ PyValue CodeGen::callJit(const FunctionDef *f, Module *m, CallArgs &args,
   } catch (CompileError &e) {
     bool calleeIsStdlib = m == &stdlib;
     bool callerIsUser = frames.size() >= 2 &&
-                        frames[frames.size() - 2].module == &userModule;
+                        frames[frames.size() - 2].module != &stdlib;
     frames.pop_back();
     if (calleeIsStdlib && callerIsUser) {
       // Report standard-library errors where the user called it.
       e.message = "tl." + name + ": " + e.message;
       e.loc = loc;
       e.notes.clear();
-    } else if (m == &userModule) {
+    } else if (m != &stdlib) {
       e.notes.emplace_back(loc, "in call to '" + name + "'");
     }
     throw;
@@ -429,6 +430,9 @@ PyValue CodeGen::callNoInline(const FunctionDef *f, Module *m, BoundArgs &bound,
                               SourceLocation loc) {
   // The helper is specialized on its constexpr arguments and argument types.
   std::string mangled = f->getName().str();
+  // Helpers of other modules may share a name with the kernel file's.
+  if (m != &userModule && loader)
+    mangled = (loader->getName(*m) + "." + mangled).str();
   SmallVector<Value> operands;
   SmallVector<Type> types;
   std::vector<std::pair<std::string, TType>> tensorParams;
@@ -515,7 +519,8 @@ PyValue CodeGen::callNoInline(const FunctionDef *f, Module *m, BoundArgs &bound,
 OwningOpRef<ModuleOp> tegula::frontend::compileKernel(Module &module,
                                                       const CompileOptions &options,
                                                       MLIRContext &context,
-                                                      DiagnosticEngine &diags) {
+                                                      DiagnosticEngine &diags,
+                                                      ModuleLoader *loader) {
   loadFrontendDialects(context);
   // The standard library is parsed with its own sources; its errors are
   // reported at the user's call site.
@@ -533,7 +538,7 @@ OwningOpRef<ModuleOp> tegula::frontend::compileKernel(Module &module,
     return nullptr;
   }
 
-  CodeGen gen(module, *stdlib, options, context);
+  CodeGen gen(module, *stdlib, options, context, loader);
   // Diagnostics from MLIR (verifier) become front-end errors.
   std::string mlirErrors;
   ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {

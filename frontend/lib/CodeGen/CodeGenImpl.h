@@ -18,6 +18,7 @@
 #include "PyValue.h"
 
 #include "tegula/Frontend/CodeGen.h"
+#include "tegula/Frontend/ModuleLoader.h"
 #include "tegula/Frontend/Semantic.h"
 
 #include "mlir/IR/Builders.h"
@@ -69,7 +70,7 @@ struct CallArgs {
 class CodeGen {
 public:
   CodeGen(Module &userModule, Module &stdlib, const CompileOptions &options,
-          mlir::MLIRContext &context);
+          mlir::MLIRContext &context, ModuleLoader *loader);
 
   /// Builds the kernel into a new module; throws CompileError.
   mlir::OwningOpRef<mlir::ModuleOp> run();
@@ -83,6 +84,24 @@ public:
   //===--- Expressions (GenExpr.cpp) -------------------------------------===//
   PyValue eval(const Expr *e);
   PyValue evalName(const NameExpr *e);
+  /// What |name| denotes in module |m|'s namespace: a @jit function, a
+  /// constant, what an import binds it to, or a submodule of a package;
+  /// nullopt when none of those.
+  std::optional<PyValue> moduleMember(Module *m, llvm::StringRef name,
+                                      SourceLocation loc);
+  /// What |name| is in the modules |m| imports with `from M import *`
+  /// (user modules only), or nullopt.
+  std::optional<PyValue> starImported(Module *m, llvm::StringRef name,
+                                      SourceLocation loc);
+  /// The value of module |m|'s constant |g|, read at |loc|.
+  PyValue globalValue(Module *m, const GlobalConstant &g, SourceLocation loc);
+  /// What the import of Triton's |qualified| (`triton.language.sum`) gives.
+  PyValue tritonImport(llvm::StringRef qualified, SourceLocation loc);
+  /// What |name|, bound in |m| by an import of |qualified| (a module of the
+  /// user's package, `mypkg.utils.f` or `.utils.f`), denotes: loads the
+  /// modules through |loader| and looks the name up there.
+  PyValue userImport(Module *m, llvm::StringRef name,
+                     llvm::StringRef qualified, SourceLocation loc);
   PyValue evalAttribute(const AttributeExpr *e);
   PyValue evalSubscript(const SubscriptExpr *e);
   PyValue evalUnary(const UnaryExpr *e);
@@ -188,6 +207,11 @@ public:
   //===--- State ---------------------------------------------------------===//
   Module &userModule;
   Module &stdlib;
+  /// Reads the other modules of the user's package; null when the compile
+  /// may read none.
+  ModuleLoader *loader;
+  /// The imports being resolved (module, name), to report cycles.
+  std::vector<std::pair<Module *, std::string>> importStack;
   const CompileOptions &options;
   mlir::MLIRContext &context;
   mlir::OpBuilder builder;

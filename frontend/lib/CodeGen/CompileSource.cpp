@@ -2,6 +2,7 @@
 
 #include "tegula/Dialect/Tile/Transforms/Passes.h"
 #include "tegula/Frontend/CodeGen.h"
+#include "tegula/Frontend/ModuleLoader.h"
 #include "tegula/Frontend/Parser.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -11,16 +12,20 @@
 using namespace tegula::frontend;
 
 mlir::OwningOpRef<mlir::ModuleOp> tegula::frontend::compileKernelSource(
-    const SourceFile &file, const CompileOptions &options,
-    mlir::MLIRContext &context, DiagnosticEngine &diags,
-    DiagnosticEngine &parseDiags, bool optimize,
-    std::optional<std::string> &pipelineError) {
+    SourceManager &sources, const SourceFile &file,
+    const CompileOptions &options, mlir::MLIRContext &context,
+    DiagnosticEngine &diags, DiagnosticEngine &parseDiags, bool optimize,
+    std::optional<std::string> &pipelineError,
+    std::vector<std::string> *importedFiles) {
   std::unique_ptr<Module> module = parseModule(file, parseDiags);
   if (parseDiags.hasErrors() && !module->lookupFunction(options.kernelName))
     return nullptr;
   loadFrontendDialects(context);
+  ModuleLoader loader(sources, parseDiags, *module, options.searchPaths);
   mlir::OwningOpRef<mlir::ModuleOp> ir =
-      compileKernel(*module, options, context, diags);
+      compileKernel(*module, options, context, diags, &loader);
+  if (importedFiles)
+    importedFiles->assign(loader.getFiles().begin(), loader.getFiles().end());
   if (!ir || !optimize)
     return ir;
   mlir::PassManager pm(&context);

@@ -48,6 +48,7 @@ std::string CodeGen::describe(const PyValue &v) {
   case PyValue::Slice: return "a slice";
   case PyValue::Marker: return "'" + v.str + "'";
   case PyValue::TensorDesc: return "a tensor descriptor";
+  case PyValue::UserModule: return "module '" + v.str + "'";
   }
   return "?";
 }
@@ -376,6 +377,191 @@ static PyValue resolveModulePath(llvm::StringRef path) {
   return PyValue::ns(path.str());
 }
 
+/// Whether |path| names a module of Triton (or Tegula's equivalent), which
+/// the front end implements itself rather than reads.
+static bool isTritonPath(llvm::StringRef path) {
+  llvm::StringRef top = path.split('.').first;
+  return top == "triton" || top == "tegula";
+}
+
+PyValue CodeGen::tritonImport(llvm::StringRef qualified, SourceLocation loc) {
+  auto [parent, leaf] = qualified.rsplit('.');
+  PyValue direct = resolveModulePath(qualified);
+  if (direct.kind == PyValue::Namespace && !leaf.empty() &&
+      direct.str == qualified.str()) {
+    // `from triton.language import sum` and friends.
+    PyValue base = resolveModulePath(parent);
+    if (base.kind == PyValue::Namespace && base.str != parent.str())
+      return getAttr(base, leaf, loc);
+  }
+  return direct;
+}
+
+PyValue CodeGen::globalValue(Module *m, const GlobalConstant &g,
+                             SourceLocation loc) {
+  // Module constants are constexprs, evaluated where they are defined.
+  frames.emplace_back();
+  frame().module = m;
+  PyValue v;
+  try {
+    v = eval(g.Value);
+  } catch (...) {
+    frames.pop_back();
+    throw;
+  }
+  frames.pop_back();
+  if (!v.isConstexpr())
+    error(loc, "global '" + g.Name.str() +
+                   "' must be a constant (tl.constexpr), not " + describe(v));
+  return v;
+}
+
+std::optional<PyValue> CodeGen::moduleMember(Module *m, llvm::StringRef name,
+                                             SourceLocation loc) {
+  if (const FunctionDef *f = m->lookupFunction(name))
+    return PyValue::func(f, m);
+  if (const GlobalConstant *g = m->lookupGlobal(name))
+    return globalValue(m, *g, loc);
+  llvm::StringRef qualified = m->resolveImport(name);
+  if (!qualified.empty())
+    return isTritonPath(qualified) ? tritonImport(qualified, loc)
+                                   : userImport(m, name, qualified, loc);
+  if (m->isHostFunction(name))
+    error(loc, "'" + name.str() + "' is not a @jit function: kernels "
+               "can only call functions decorated with @triton.jit");
+  if (const SourceLocation *broken = m->lookupBrokenFunction(name)) {
+    CompileError err{loc, "'" + name.str() + "' has errors and cannot be compiled",
+                     {}};
+    err.notes.emplace_back(*broken, "'" + name.str() + "' is defined here");
+    throw err;
+  }
+  if (std::optional<PyValue> starred = starImported(m, name, loc))
+    return starred;
+  if (loader && m != &stdlib) {
+    // `import mypkg` then `mypkg.utils.f`: a package's submodules are its
+    // attributes once imported.
+    std::string message;
+    if (Module *sub = loader->loadSubmodule(*m, name, message))
+      return PyValue::userModule(sub, loader->getName(*sub).str());
+    if (!message.empty())
+      error(loc, message);
+  }
+  return std::nullopt;
+}
+
+std::optional<PyValue> CodeGen::starImported(Module *m, llvm::StringRef name,
+                                             SourceLocation loc) {
+  // Python's `import *` leaves out names with a leading underscore; the
+  // modules of Triton are not read (their names are the front end's own).
+  if (!loader || m == &stdlib || name.starts_with("_"))
+    return std::nullopt;
+  for (const std::string &path : m->getStarImports()) {
+    if (isTritonPath(path))
+      continue;
+    // Modules that star-import each other: each is searched once per name.
+    std::pair<Module *, std::string> key(m, "*" + name.str());
+    if (llvm::is_contained(importStack, key))
+      continue;
+    size_t level = llvm::StringRef(path).find_first_not_of('.');
+    llvm::StringRef dots = llvm::StringRef(path).take_front(level);
+    llvm::SmallVector<llvm::StringRef, 4> parts;
+    if (level < path.size())
+      llvm::StringRef(path).drop_front(level).split(parts, '.');
+    std::string message;
+    Module *source = loader->load(level ? dots : parts.front(), *m, message);
+    for (llvm::StringRef part :
+         llvm::ArrayRef(parts).drop_front(level ? 0 : 1)) {
+      if (!source)
+        break;
+      source = loader->loadSubmodule(*source, part, message);
+    }
+    // A star import of a module that is not found binds nothing we could
+    // use (host code's `from numpy import *`); a name it would have bound
+    // is then "not defined".
+    if (!source)
+      continue;
+    importStack.push_back(key);
+    std::optional<PyValue> found;
+    try {
+      found = moduleMember(source, name, loc);
+    } catch (...) {
+      importStack.pop_back();
+      throw;
+    }
+    importStack.pop_back();
+    if (found)
+      return found;
+  }
+  return std::nullopt;
+}
+
+PyValue CodeGen::userImport(Module *m, llvm::StringRef name,
+                            llvm::StringRef qualified, SourceLocation loc) {
+  // The same name of the same module met again while resolving it: the
+  // modules import it from each other and it is defined nowhere.
+  for (size_t i = 0; i < importStack.size(); ++i) {
+    if (importStack[i].first != m || importStack[i].second != name)
+      continue;
+    std::string chain;
+    for (size_t j = i; j < importStack.size(); ++j)
+      chain += "'" + importStack[j].second + "' of " +
+               (loader ? loader->getName(*importStack[j].first).str()
+                       : std::string("?")) + " -> ";
+    chain += "'" + name.str() + "' of " + loader->getName(*m).str();
+    CompileError err{loc, "import cycle: " + chain +
+                              " (no module defines it)", {}};
+    if (SourceLocation at = m->getImportLocation(name); at.isValid())
+      err.notes.emplace_back(at, "imported here");
+    throw err;
+  }
+  auto fail = [&](const std::string &why) {
+    CompileError err{loc, "cannot import '" + qualified.str() + "' (bound to '" +
+                              name.str() + "'): " + why, {}};
+    if (SourceLocation at = m->getImportLocation(name); at.isValid())
+      err.notes.emplace_back(at, "imported here");
+    throw err;
+  };
+  if (!loader)
+    fail("this compile reads no other modules");
+  importStack.emplace_back(m, name.str());
+  struct Pop {
+    std::vector<std::pair<Module *, std::string>> &stack;
+    ~Pop() { stack.pop_back(); }
+  } pop{importStack};
+
+  // The module the import starts from: the package its dots name, or the
+  // top-level module of an absolute name; then one attribute per part.
+  size_t level = qualified.find_first_not_of('.');
+  llvm::StringRef dots = qualified.take_front(level);
+  llvm::SmallVector<llvm::StringRef, 4> parts;
+  qualified.drop_front(level).split(parts, '.');
+  std::string message;
+  Module *start = loader->load(level ? dots : parts.front(), *m, message);
+  if (!start)
+    fail(message);
+  PyValue value = PyValue::userModule(start, loader->getName(*start).str());
+  llvm::ArrayRef<llvm::StringRef> rest = llvm::ArrayRef(parts).drop_front(level ? 0 : 1);
+  for (auto [i, part] : llvm::enumerate(rest)) {
+    if (value.kind != PyValue::UserModule) {
+      value = getAttr(value, part, loc);
+      continue;
+    }
+    if (std::optional<PyValue> member = moduleMember(value.module, part, loc)) {
+      value = *member;
+      continue;
+    }
+    std::string where = "'" + value.str + "' (" +
+                        value.module->getFile().getName().str() + ")";
+    if (i + 1 < rest.size())
+      fail("cannot find module '" + ModuleLoader::childName(value.str, part) +
+           "': package " + where + " has no module or name '" + part.str() +
+           "'");
+    fail("module " + where + " has no @jit function, constant or submodule '" +
+         part.str() + "'");
+  }
+  return value;
+}
+
 PyValue CodeGen::evalName(const NameExpr *e) {
   llvm::StringRef name = e->getName();
   Frame &fr = frame();
@@ -383,39 +569,8 @@ PyValue CodeGen::evalName(const NameExpr *e) {
   if (it != fr.scope.end() && it->second.kind != PyValue::Undefined)
     return it->second;
   Module *m = fr.module;
-  if (const FunctionDef *f = m->lookupFunction(name))
-    return PyValue::func(f, m);
-  if (const GlobalConstant *g = m->lookupGlobal(name)) {
-    // Module constants are constexprs, evaluated where they are defined.
-    frames.emplace_back();
-    frame().module = m;
-    PyValue v;
-    try {
-      v = eval(g->Value);
-    } catch (...) {
-      frames.pop_back();
-      throw;
-    }
-    frames.pop_back();
-    if (!v.isConstexpr())
-      error(e->getLoc(), "global '" + name.str() +
-                             "' must be a constant (tl.constexpr), not " +
-                             describe(v));
-    return v;
-  }
-  llvm::StringRef qualified = m->resolveImport(name);
-  if (!qualified.empty()) {
-    auto [parent, leaf] = qualified.rsplit('.');
-    PyValue direct = resolveModulePath(qualified);
-    if (direct.kind == PyValue::Namespace && !leaf.empty() &&
-        direct.str == qualified.str()) {
-      // `from triton.language import sum` and friends.
-      PyValue base = resolveModulePath(parent);
-      if (base.kind == PyValue::Namespace && base.str != parent.str())
-        return getAttr(base, leaf, e->getLoc());
-    }
-    return direct;
-  }
+  if (std::optional<PyValue> member = moduleMember(m, name, e->getLoc()))
+    return *member;
   if (m == &stdlib) {
     if (isTlBuiltin(name))
       return PyValue::builtin(name.str());
@@ -423,16 +578,6 @@ PyValue CodeGen::evalName(const NameExpr *e) {
       return PyValue::ofDType(*d);
     if (name == "constexpr")
       return PyValue::marker("constexpr");
-  }
-  if (m->isHostFunction(name))
-    error(e->getLoc(), "'" + name.str() + "' is not a @jit function: kernels "
-                       "can only call functions decorated with @triton.jit");
-  if (const SourceLocation *broken = m->lookupBrokenFunction(name)) {
-    CompileError err{e->getLoc(), "'" + name.str() +
-                                      "' has errors and cannot be compiled",
-                     {}};
-    err.notes.emplace_back(*broken, "'" + name.str() + "' is defined here");
-    throw err;
   }
   static const char *pyBuiltins[] = {"range", "min", "max", "abs", "float",
                                      "int", "bool", "len", "print", "isinstance"};
@@ -513,6 +658,14 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
   }
   case PyValue::TensorDesc:
     return descriptorAttr(base, name, loc);
+  case PyValue::UserModule: {
+    if (std::optional<PyValue> member = moduleMember(base.module, name, loc))
+      return *member;
+    error(loc, "module '" + base.str + "' (" +
+                   base.module->getFile().getName().str() +
+                   ") has no @jit function, constant or submodule '" +
+                   name.str() + "'");
+  }
   case PyValue::Tensor: {
     const TValue &t = base.tensor;
     if (name == "dtype")
@@ -907,6 +1060,7 @@ PyValue CodeGen::compareOp(CompareOp op, const PyValue &l, const PyValue &r,
     case PyValue::String: return l.str == r.str;
     case PyValue::DTypeObj: return l.dtype == r.dtype;
     case PyValue::Function: return l.function == r.function;
+    case PyValue::UserModule: return l.module == r.module;
     case PyValue::Builtin: case PyValue::Marker: case PyValue::Namespace:
       return l.str == r.str;
     default: return std::nullopt;
@@ -1118,20 +1272,9 @@ PyValue CodeGen::callValue(const PyValue &callee, CallArgs &args,
       return args.positional[0];
     }
     error(loc, "'" + callee.str + "' cannot be called inside a kernel");
-  case PyValue::Namespace: {
-    // A name imported from a module that is not Triton's: the user's own
-    // helpers from another file, which the front end does not follow.
-    llvm::StringRef path = callee.str;
-    if (!path.starts_with("triton") && !path.starts_with("tegula") &&
-        !path.starts_with("tl")) {
-      auto [module, leaf] = path.rsplit('.');
-      error(loc, "'" + (calleeName.empty() ? leaf.str() : calleeName) +
-                     "' is imported from module '" + module.str() +
-                     "': calling @jit functions of other modules is not "
-                     "supported yet (define the helper in the kernel's file)");
-    }
-    [[fallthrough]];
-  }
+  case PyValue::UserModule:
+    error(loc, "'" + (calleeName.empty() ? callee.str : calleeName) +
+                   "' is " + describe(callee) + ", not a function");
   default:
     error(loc, "'" + (calleeName.empty() ? describe(callee) : calleeName) +
                    "' is not callable");

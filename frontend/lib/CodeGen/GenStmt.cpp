@@ -35,6 +35,8 @@ bool sameBinding(const PyValue &a, const PyValue &b) {
     return a.dtype == b.dtype;
   case PyValue::Function:
     return a.function == b.function;
+  case PyValue::UserModule:
+    return a.module == b.module;
   case PyValue::TensorDesc:
     if (a.blockShape != b.blockShape || a.str != b.str)
       return false;

@@ -38,6 +38,7 @@ struct PyValue {
     Marker,    ///< tl.constexpr and other names used only as annotations
     TensorDesc, ///< tl.make_tensor_descriptor: items are the base pointer,
                 ///< the shape and the strides; blockShape; str the padding
+    UserModule, ///< a module of the user's package (module; str its name)
   };
 
   Kind kind = Undefined;
@@ -49,7 +50,7 @@ struct PyValue {
   std::shared_ptr<PyValue> self;   ///< Method
   std::vector<int64_t> blockShape;       ///< TensorDesc
   const FunctionDef *function = nullptr; ///< Function
-  Module *module = nullptr;              ///< Function: where it is defined
+  Module *module = nullptr; ///< Function: where it is defined; UserModule
 
   static PyValue none() { PyValue v; v.kind = None; return v; }
   static PyValue number(PyNum n) { PyValue v; v.kind = Number; v.num = n; return v; }
@@ -68,6 +69,9 @@ struct PyValue {
   static PyValue method(PyValue self, std::string name) {
     PyValue v; v.kind = Method; v.self = std::make_shared<PyValue>(std::move(self));
     v.str = std::move(name); return v;
+  }
+  static PyValue userModule(Module *m, std::string name) {
+    PyValue v; v.kind = UserModule; v.module = m; v.str = std::move(name); return v;
   }
   static PyValue func(const FunctionDef *f, Module *m) {
     PyValue v; v.kind = Function; v.function = f; v.module = m; return v;

@@ -138,6 +138,7 @@ reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn static_assert
 static_print store sum swizzle2d trans umulhi view where xor_sum zeros zeros_like
 range static_range make_tensor_descriptor load_tensor_descriptor
 store_tensor_descriptor _experimental_make_tensor_descriptor dot_scaled
+inline_asm_elementwise
 """.split()
 
 for _n in _FUNCTIONS:
@@ -145,20 +146,10 @@ for _n in _FUNCTIONS:
 __all__ += _FUNCTIONS
 
 
-class _Namespace:
-    def __init__(self, qual, names):
-        self.__name__ = qual
-        for n in names:
-            setattr(self, n, _stub(n, qual))
-
-
-math = _Namespace("tl.math", """
-abs ceil cos div_rn erf exp exp2 fdiv floor fma log log1p log2 max min rsqrt
-sin sqrt sqrt_rn umulhi cdiv
-""".split())
-__all__.append("math")
-
 del _n
+
+from . import math  # noqa: E402  (a module: `from triton.language.math import exp2`)
+__all__.append("math")
 
 from . import extra  # noqa: E402,F401  (tl.extra.libdevice, tl.extra.cuda.libdevice)
 __all__.append("extra")

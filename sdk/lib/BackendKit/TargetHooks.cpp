@@ -101,6 +101,8 @@ llvm::StringRef TargetHooks::getAtomicSyncScope(MemoryScope) const {
 
 const AsyncCopy *TargetHooks::getAsyncCopy() const { return nullptr; }
 
+llvm::StringRef TargetHooks::getInlineAsmLanguage() const { return ""; }
+
 AsyncCopy::~AsyncCopy() = default;
 
 namespace {

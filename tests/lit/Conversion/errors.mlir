@@ -23,26 +23,6 @@ tile.func @fp8_scalar_arith(%x: f8E5M2, %p: !tile.ptr<f8E5M2>) {
 
 // -----
 
-tile.func @fp8_rtz_conversion(%x: f32) {
-  %a = tile.splat %x : f32 -> tensor<16xf32>
-  // expected-error @+1 {{cannot lower 'tile.fp_to_fp': round-toward-zero conversion to fp8 is not supported yet}}
-  %b = tile.fp_to_fp %a, rounding = rtz : tensor<16xf32> -> tensor<16xf8E4M3FN>
-  tile.print "b" {hex = false, is_signed = array<i32: 0>} : %b : tensor<16xf8E4M3FN>
-  tile.return
-}
-
-// -----
-
-tile.func @rtz_truncation(%x: f32) {
-  %a = tile.splat %x : f32 -> tensor<16xf32>
-  // expected-error @+1 {{cannot lower 'tile.fp_to_fp': round-toward-zero float truncation is not supported yet}}
-  %b = tile.fp_to_fp %a, rounding = rtz : tensor<16xf32> -> tensor<16xf16>
-  tile.print "b" {hex = false, is_signed = array<i32: 0>} : %b : tensor<16xf16>
-  tile.return
-}
-
-// -----
-
 tile.func @tensor_descriptor(%base: !tile.ptr<f16>, %m: i32, %n: i32, %sm: i64, %one: i64, %i: i32, %j: i32) {
   // expected-error @+1 {{cannot lower 'tile.make_tensor_descriptor': tensor descriptors are not supported by this lowering yet}}
   %d = tile.make_tensor_descriptor %base, [%m, %n], [%sm, %one] : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x16xf16>>

@@ -196,5 +196,5 @@ def k_helper_error(o_ptr):
 @triton.jit
 def k_other_module(o_ptr):
     x = tl.arange(0, 16)
-    # OTHER-MODULE: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:9: error: 'twice' is imported from module '.kernel_utils': calling @jit functions of other modules is not supported yet (define the helper in the kernel's file){{$}}
+    # OTHER-MODULE: {{^}}{{.*}}diagnostics-names.py:[[@LINE+1]]:9: error: cannot import '.kernel_utils.twice' (bound to 'twice'): cannot find module '.kernel_utils': package '.' ({{.*}}Frontend) has no module or name 'kernel_utils'{{$}}
     y = twice(x)

@@ -14,13 +14,16 @@
 #include "mlir/Bytecode/BytecodeReader.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -320,6 +323,59 @@ TEST(CompilerAPI, RejectsBadArguments) {
   EXPECT_STREQ(tegula_compiler_error_get_message(nullptr), "");
   tegula_compiler_error_destroy(nullptr);
   tegula_compile_result_destroy(nullptr);
+}
+
+// API 1.2: helpers of other modules are found under search_paths, and the
+// result names the files read; a library given the 1.1 struct searches
+// nothing but the kernel's own folder.
+TEST(CompilerAPI, SearchPathsAndImportedFiles) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("tegula-api-modules", dir));
+  llvm::SmallString<128> helpers(dir);
+  llvm::sys::path::append(helpers, "api_helpers.py");
+  {
+    std::ofstream out(std::string(helpers.str()));
+    out << "import triton\n\n@triton.jit\ndef twice(x):\n    return x * 2\n";
+  }
+  std::string source = R"py(
+import triton
+import triton.language as tl
+from api_helpers import twice
+
+@triton.jit
+def k(x_ptr):
+    offs = tl.arange(0, 16)
+    tl.store(x_ptr + offs, twice(tl.load(x_ptr + offs)))
+)py";
+  tegula_compile_options o = makeOptions(source, "k.py", "k", "*fp32");
+  std::string root(dir.str());
+  const char *roots[] = {root.c_str()};
+  o.search_paths = roots;
+  o.num_search_paths = 1;
+  tegula_compile_result_t *result = nullptr;
+  tegula_compiler_error_t *error = tegula_compile_kernel(&o, &result);
+  ASSERT_EQ(error, nullptr) << tegula_compiler_error_get_message(error);
+  ASSERT_EQ(tegula_compile_result_get_num_imported_files(result), 1u);
+  EXPECT_EQ(std::string(tegula_compile_result_get_imported_file(result, 0)),
+            std::string(helpers.str()));
+  EXPECT_EQ(tegula_compile_result_get_imported_file(result, 1), nullptr);
+  tegula_compile_result_destroy(result);
+  EXPECT_EQ(tegula_compile_result_get_num_imported_files(nullptr), 0u);
+
+  tegula_compile_options old = o;
+  old.struct_size = offsetof(tegula_compile_options, search_paths);
+  Compiled c = run(old);
+  EXPECT_EQ(c.code, TEGULA_COMPILER_ERROR_KERNEL);
+  EXPECT_NE(c.message.find("cannot find module 'api_helpers'"), std::string::npos)
+      << c.message;
+
+  const char *nullRoot[] = {nullptr};
+  o.search_paths = nullRoot;
+  c = run(o);
+  EXPECT_EQ(c.code, TEGULA_COMPILER_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(c.message.find("search path 0 is NULL"), std::string::npos) << c.message;
+  llvm::sys::fs::remove(helpers);
+  llvm::sys::fs::remove(dir);
 }
 
 TEST(CompilerAPI, ConcurrentCompilesAgree) {

@@ -38,7 +38,7 @@ extern "C" {
 
 /** The version of this API: libtegula_compiler.so.<major>. */
 #define TEGULA_COMPILER_API_MAJOR 1
-#define TEGULA_COMPILER_API_MINOR 1
+#define TEGULA_COMPILER_API_MINOR 2
 
 typedef struct tegula_compiler_error tegula_compiler_error_t;
 typedef struct tegula_compile_result tegula_compile_result_t;
@@ -108,6 +108,12 @@ typedef struct tegula_compile_options {
   int32_t num_stages;
   /** Nonzero: drop `tl.device_assert` and `assert` (`--no-assert`). */
   int32_t disable_assertions;
+  /** API 1.2. Folders searched first for the modules of the user's package
+   *  the kernel imports @jit helpers and constants from (`tegula compile
+   *  -I`; Python passes sys.path); then the root of |file_name|'s package
+   *  and its folder. |num_search_paths| entries; NULL when 0. */
+  const char *const *search_paths;
+  size_t num_search_paths;
 } tegula_compile_options;
 
 /** Compiles |options|' kernel into tile-dialect bytecode. On success *|out|
@@ -141,6 +147,16 @@ tegula_compile_result_get_num_args(const tegula_compile_result_t *result);
 TEGULA_API int32_t
 tegula_compile_result_get_arg_writes(const tegula_compile_result_t *result,
                                      size_t index);
+/** API 1.2. The files other than the kernel's own that the compile read
+ *  (modules the kernel imports helpers from), in the order read: with the
+ *  kernel's source, everything the bytecode depends on. 0 for NULL. */
+TEGULA_API size_t
+tegula_compile_result_get_num_imported_files(const tegula_compile_result_t *result);
+/** API 1.2. The path of imported file |index| (as found under a search
+ *  folder), owned by |result|; NULL for an index out of range. */
+TEGULA_API const char *
+tegula_compile_result_get_imported_file(const tegula_compile_result_t *result,
+                                        size_t index);
 /** Frees |result|; NULL is fine. */
 TEGULA_API void tegula_compile_result_destroy(tegula_compile_result_t *result);
 

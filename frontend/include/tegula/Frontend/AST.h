@@ -810,6 +810,11 @@ public:
   /// `import triton`, "triton.jit" after `from triton import jit`. Empty when
   /// no import binds it.
   llvm::StringRef resolveImport(llvm::StringRef Name) const;
+  /// The import statement that binds |Name|; invalid when none does.
+  SourceLocation getImportLocation(llvm::StringRef Name) const;
+  /// The modules of `from M import *` statements, in order ("mypkg.utils",
+  /// ".utils"): names found nowhere else may come from them.
+  llvm::ArrayRef<std::string> getStarImports() const { return StarImports; }
 
   void addFunction(FunctionDef *F) {
     if (!(FallbackBranch && isBound(F->getName())))
@@ -851,6 +856,8 @@ private:
   std::vector<Stmt *> Imports;
   std::vector<GlobalConstant> Globals;
   llvm::StringMap<std::string> ImportBindings;
+  llvm::StringMap<SourceLocation> ImportLocations;
+  std::vector<std::string> StarImports;
   bool FallbackBranch = false;
   llvm::StringMap<bool> HostFunctions;
   llvm::StringMap<SourceLocation> BrokenFunctions;

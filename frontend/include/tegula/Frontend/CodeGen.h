@@ -39,33 +39,47 @@ struct CompileOptions {
   int numStages = 3;
   /// Keep `tl.device_assert` and kernel `assert`s (Triton's debug mode).
   bool enableAssertions = true;
+  /// Folders searched, first, for the modules of the user's package that
+  /// the kernel imports helpers from (ModuleLoader.h): `tegula compile -I`,
+  /// the importing process's sys.path.
+  std::vector<std::string> searchPaths;
 };
+
+class ModuleLoader;
 
 /// Compiles |options.kernelName| of |module| into a new tile IR module in
 /// |context| (which must have the tile dialect loaded, see
-/// registerFrontendDialects). Returns null after reporting at least one
+/// registerFrontendDialects). Names the kernel imports from other modules
+/// of the user's package are read through |loader|; without one, using
+/// such a name is an error. Returns null after reporting at least one
 /// error to |diags|. Never throws.
 mlir::OwningOpRef<mlir::ModuleOp> compileKernel(Module &module,
                                                 const CompileOptions &options,
                                                 mlir::MLIRContext &context,
-                                                DiagnosticEngine &diags);
+                                                DiagnosticEngine &diags,
+                                                ModuleLoader *loader = nullptr);
 
 /// Loads the dialects the front end emits into |context|.
 void loadFrontendDialects(mlir::MLIRContext &context);
 
 /// The whole path of `tegula compile` and of the compiler C API: parses
-/// |file|, compiles |options.kernelName| (loading the front end's dialects
-/// into |context|) and, when |optimize|, runs the tile-optimize pipeline.
+/// |file| (one of |sources|), compiles |options.kernelName| (loading the
+/// front end's dialects into |context|, and the modules of the user's
+/// package it imports helpers from into |sources|) and, when |optimize|,
+/// runs the tile-optimize pipeline. |importedFiles|, when given, receives
+/// the paths of the other files read, on success and on failure: with
+/// |file|, everything the result depends on.
 /// Syntax errors in `@jit` functions the kernel does not use do not stop it
 /// (as in Triton, which compiles only what a kernel calls); they go to
 /// |parseDiags|. Returns null on failure: report |diags|, then |parseDiags|;
 /// when the pipeline failed (an internal error), |pipelineError| is set to
 /// its messages instead.
 mlir::OwningOpRef<mlir::ModuleOp>
-compileKernelSource(const SourceFile &file, const CompileOptions &options,
-                    mlir::MLIRContext &context, DiagnosticEngine &diags,
-                    DiagnosticEngine &parseDiags, bool optimize,
-                    std::optional<std::string> &pipelineError);
+compileKernelSource(SourceManager &sources, const SourceFile &file,
+                    const CompileOptions &options, mlir::MLIRContext &context,
+                    DiagnosticEngine &diags, DiagnosticEngine &parseDiags,
+                    bool optimize, std::optional<std::string> &pipelineError,
+                    std::vector<std::string> *importedFiles = nullptr);
 
 } // namespace tegula::frontend
 

@@ -206,6 +206,13 @@ public:
   static bool isLibdeviceFunction(llvm::StringRef name);
   static std::vector<llvm::StringRef> libdeviceFunctionNames();
   TValue umulhi(const Operand &x, const Operand &y);
+  /// tl.inline_asm_elementwise: |args| broadcast to one shape (at least one
+  /// must be a tensor), one result of that shape per dtype of |dtypes|.
+  std::vector<TValue> inlineAsm(llvm::StringRef asmText,
+                                llvm::StringRef constraints,
+                                llvm::ArrayRef<Operand> args,
+                                llvm::ArrayRef<DType> dtypes, bool pure,
+                                int64_t pack);
   TValue histogram(const TValue &x, int64_t numBins, std::optional<TValue> mask);
   void devicePrint(llvm::StringRef prefix, llvm::ArrayRef<TValue> args, bool hex);
   void deviceAssert(const TValue &cond, llvm::StringRef message,

@@ -225,6 +225,33 @@ Value convertFloat(Lowerer &l, Location loc, Value value, Type to) {
   return l.b.create<arith::TruncFOp>(loc, withElement(value, to), value);
 }
 
+/// |narrow|, the round-to-nearest conversion of |x| (a narrower float, or
+/// fp8 bits in an i8), made round-toward-zero: where |widened| (|narrow|
+/// converted back to |x|'s type) is larger in magnitude than |x|, the
+/// magnitude steps down one unit in the last place. Floats are
+/// sign-magnitude, so that is one less in the bits, whatever the sign; an
+/// overflow to infinity becomes the largest finite value, and NaN (which
+/// compares false) stays.
+Value roundTowardZero(Lowerer &l, Location loc, Value x, Value narrow,
+                      Value widened) {
+  OpBuilder &b = l.b;
+  Value away = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT,
+                                       b.create<math::AbsFOp>(loc, widened),
+                                       b.create<math::AbsFOp>(loc, x));
+  Type elem = getElementTypeOrSelf(narrow.getType());
+  Type bitsElem = b.getIntegerType(elem.getIntOrFloatBitWidth());
+  Value bits = elem == bitsElem ? narrow
+                                : b.create<arith::BitcastOp>(
+                                      loc, withElement(narrow, bitsElem), narrow)
+                                      .getResult();
+  Value stepped = b.create<arith::SubIOp>(
+      loc, bits, intConstant(l, loc, bitsElem, 1, widthOf(narrow)));
+  Value result = b.create<arith::SelectOp>(loc, away, stepped, bits);
+  if (elem == bitsElem)
+    return result;
+  return b.create<arith::BitcastOp>(loc, narrow.getType(), result);
+}
+
 /// Integer division and remainder that never trap.
 Value safeDivision(Lowerer &l, Operation *op, Value x, Value y) {
   OpBuilder &b = l.b;
@@ -383,22 +410,22 @@ Lowerer::buildElementwise(Operation *op, ValueRange operands, int64_t width,
           return one(convertFloat(
               *this, loc, decodeFp8(*this, loc, operands[0], fp8Format(from)),
               to));
+        bool towardZero = conv.getRounding() &&
+                          *conv.getRounding() == tile::RoundingMode::rtz;
         if (toFp8) {
-          if (conv.getRounding() &&
-              *conv.getRounding() == tile::RoundingMode::rtz)
-            return (unsupported(op, "round-toward-zero conversion to fp8 is "
-                                    "not supported yet"));
-          return one(encodeFp8(*this, loc,
-                               convertFloat(*this, loc, operands[0],
-                                            b.getF32Type()),
-                               fp8Format(to)));
+          Value wide = convertFloat(*this, loc, operands[0], b.getF32Type());
+          Value bits = encodeFp8(*this, loc, wide, fp8Format(to));
+          if (!towardZero)
+            return one(bits);
+          return one(roundTowardZero(*this, loc, wide, bits,
+                                     decodeFp8(*this, loc, bits, fp8Format(to))));
         }
-        if (conv.getRounding() &&
-            *conv.getRounding() == tile::RoundingMode::rtz &&
-            from.getIntOrFloatBitWidth() > to.getIntOrFloatBitWidth())
-          return (unsupported(op, "round-toward-zero float "
-                                         "truncation is not supported yet"));
-        return one(convertFloat(*this, loc, operands[0], to));
+        Value narrow = convertFloat(*this, loc, operands[0], to);
+        if (!towardZero ||
+            from.getIntOrFloatBitWidth() <= to.getIntOrFloatBitWidth())
+          return one(narrow);
+        return one(roundTowardZero(*this, loc, operands[0], narrow,
+                                   convertFloat(*this, loc, narrow, from)));
       })
       .Case([&](tile::PreciseSqrtOp) -> FailureOr<SmallVector<Value>> {
         return one(b.create<math::SqrtOp>(loc, operands[0]));
@@ -548,6 +575,11 @@ tegula::lowering::lowerElementwiseFamily(Lowerer &l, Operation *op) {
     l.map.map(constant.getResult(), b.create<arith::ConstantOp>(loc, attr));
     return success();
   }
+  // Kernels with GPU assembly: the chunked lowering runs on CPUs.
+  if (isa<tile::ElementwiseInlineAsmOp>(op))
+    return l.unsupported(op, "tl.inline_asm_elementwise: the host CPU takes no "
+                             "inline assembly (Triton's is PTX on NVIDIA GPUs "
+                             "and AMDGPU assembly on AMD GPUs)");
   if (!isElementwiseOp(op))
     return std::nullopt;
 

@@ -199,6 +199,12 @@ public:
   /// The target's asynchronous copies from global to shared memory, or null
   /// (the default) when it has none: the lowering then loads and stores.
   virtual const AsyncCopy *getAsyncCopy() const;
+
+  /// The assembly language of `tl.inline_asm_elementwise` on this target
+  /// ("PTX", "AMDGPU"), which the lowering hands to LLVM as inline
+  /// assembly in LLVM's `$N` operand syntax; empty (the default) when the
+  /// target can take none, and such kernels are refused at the op.
+  virtual llvm::StringRef getInlineAsmLanguage() const;
 };
 
 /// TargetHooks on MLIR's `gpu` dialect (gpu.block_id, gpu.grid_dim,

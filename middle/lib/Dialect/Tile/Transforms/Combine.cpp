@@ -88,9 +88,11 @@ struct AddPtrChain : public OpRewritePattern<AddPtrOp> {
 };
 
 /// Whether |op| is a pure elementwise op with one result and no regions,
-/// which can run on smaller operands of the same element types.
+/// which can run on smaller operands of the same element types. Inline
+/// assembly is not: it may work on groups of elements (packed_element).
 bool isSinkable(Operation *op) {
   return op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+         !isa<ElementwiseInlineAsmOp>(op) &&
          op->getNumRegions() == 0 && op->getNumOperands() > 0 &&
          isMemoryEffectFree(op) &&
          isa<RankedTensorType>(op->getResult(0).getType());

@@ -30,6 +30,13 @@ Python 3.12, PyTorch, Triton), one command:
    steady launch, the median of --compile-reps such cold compiles (3).
 4. host launch overhead: enqueueing many launches of a one-program vector
    add of 1024 elements (µs per launch, host side; and with the final sync).
+5. warm start: the first launch of the flash-attention kernel in a new
+   process whose on-disk cache a previous process filled (TEGULA_CACHE_DIR,
+   TRITON_CACHE_DIR), Tegula and Triton side by side, each measurement a
+   process of its own (--compile-reps of them; median). The first launch is
+   timed from the call to the end of its work (imports, CUDA context and
+   inputs come before); Tegula's count of kernels it compiled (not loaded
+   from the cache) in that process is reported and must be 0.
 
 A Tegula compile or launch error is reported in the table ("compile error:
 ...") and the run goes on. Output in --out (default $OUT, else
@@ -771,6 +778,153 @@ def tegula_launch_steps(env, make, count):
     return out
 
 
+# -- Warm start: a new process with a filled on-disk cache ------------------------------
+
+WARM_CASE = "attention-full"
+
+
+def warm_start_child(args):
+    """One process of the warm-start measurement (--warm-impl, --cache-dir):
+    the first launch of WARM_CASE with the cache |args.cache_dir| (filled by
+    an earlier process, or filled by this one for --tag fill)."""
+    out_file = os.path.join(args.out, "cases", "warmstart-%s-%s.json" % (args.warm_impl,
+                                                                          args.tag))
+    result = {"impl": args.warm_impl, "tag": args.tag}
+    os.environ["TEGULA_CACHE_DIR"] = args.cache_dir
+    os.environ["TRITON_CACHE_DIR"] = args.cache_dir
+    try:
+        t_start = time.perf_counter()
+        env = Env(args)
+        torch = env.torch
+        case = {c.key: c for c in make_cases(args.quick)}[WARM_CASE]
+        s = case.make(torch, env.gen)
+        ref = case.reference(torch, s)
+        case.poison(s)
+        if args.warm_impl == "tegula":
+            kernel = load_tegula(case.file)[case.kernel]
+            def launch():
+                env.tegula_launch(kernel, case, s)
+            sync = env.sync
+        else:
+            kernel = triton_kernel(load_triton(case.file), case.kernel)
+            def launch():
+                a, kw = case.args(s)
+                triton_launch(kernel, case.grid(), a, kw, case.num_warps, case.num_stages)
+            sync = torch.cuda.synchronize
+        files_before = sum(len(f) for _, _, f in os.walk(args.cache_dir))
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        launch()
+        sync()
+        t1 = time.perf_counter()
+        steady = []
+        for _ in range(3):
+            t2 = time.perf_counter()
+            launch()
+            sync()
+            steady.append(time.perf_counter() - t2)
+        ok, err = case.compare(torch, s["out"], ref)
+        result.update(first_launch_s=t1 - t0, setup_s=t0 - t_start,
+                      steady_s=statistics.median(steady), ok=ok, max_abs_err=err,
+                      cache_files_added=sum(len(f) for _, _, f in os.walk(args.cache_dir))
+                      - files_before)
+        if args.warm_impl == "tegula":
+            result["compiled"] = kernel.compile_count - kernel.disk_cache_hits
+            result["disk_cache_hits"] = kernel.disk_cache_hits
+    except Exception as e:
+        result["error"] = error_kind(e, args.warm_impl)
+        result["traceback"] = traceback.format_exc()
+    with open(out_file, "w") as f:
+        json.dump(result, f, indent=2)
+    print(json.dumps({k: v for k, v in result.items() if k != "traceback"}))
+    return 0
+
+
+def warm_start(args, log):
+    """Per implementation: a process that fills a fresh cache, then
+    --compile-reps new processes that each time their first launch."""
+    result = {"key": "warmstart", "case": WARM_CASE, "impls": {}}
+    tmp = tempfile.mkdtemp(prefix="gpu-bench-warm-")
+    try:
+        for impl in ("tegula", "triton"):
+            if impl not in args.impls:
+                continue
+            cache = tempfile.mkdtemp(prefix="%s-cache-" % impl, dir=tmp)
+            r = result["impls"][impl] = {}
+            runs = []
+            for tag in ["fill"] + ["run%d" % i for i in range(max(1, args.compile_reps))]:
+                cmd = [sys.executable, os.path.abspath(__file__), "--child", "warmstart",
+                       "--warm-impl", impl, "--cache-dir", cache, "--tag", tag,
+                       "--out", args.out, "--device", args.device]
+                if args.quick:
+                    cmd.append("--quick")
+                path = os.path.join(args.out, "cases", "warmstart-%s-%s.json" % (impl, tag))
+                if os.path.exists(path):
+                    os.unlink(path)
+                start = time.monotonic()
+                try:
+                    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       text=True, timeout=args.case_timeout)
+                    output, rc = p.stdout, p.returncode
+                except subprocess.TimeoutExpired as e:
+                    output = e.stdout.decode() if isinstance(e.stdout, bytes) \
+                        else (e.stdout or "")
+                    rc = "timeout after %d s" % args.case_timeout
+                log.write("==== warm start %s %s (%.1f s, rc %s)\n%s\n" % (
+                    impl, tag, time.monotonic() - start, rc, output))
+                log.flush()
+                try:
+                    with open(path) as f:
+                        one = json.load(f)
+                except (OSError, ValueError):
+                    tail = " | ".join(output.strip().splitlines()[-3:])
+                    one = {"error": "child failed (rc %s): %s" % (rc, tail[-300:])}
+                if "error" in one:
+                    r["error"] = "%s process: %s" % (tag, one["error"])
+                    break
+                if tag == "fill":
+                    r["fill_first_launch_s"] = one["first_launch_s"]
+                else:
+                    runs.append(one)
+            if runs:
+                r["samples_s"] = [x["first_launch_s"] for x in runs]
+                r["first_launch_s"] = statistics.median(r["samples_s"])
+                r["setup_s"] = statistics.median(x["setup_s"] for x in runs)
+                r["ok"] = all(x["ok"] for x in runs)
+                if impl == "tegula":
+                    r["compiled"] = max(x["compiled"] for x in runs)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
+def print_warm_start(w, p):
+    p()
+    p("## warm start: first launch of %s in a new process, on-disk cache filled by an "
+      "earlier one (median of the samples), seconds" % w["case"])
+    p("%-8s %10s %12s %10s  %s" % ("impl", "first", "fill (cold)", "setup", "samples; notes"))
+    for impl in ("tegula", "triton"):
+        r = w["impls"].get(impl)
+        if r is None:
+            continue
+        if "first_launch_s" not in r:
+            p("%-8s %s" % (impl, r.get("error", "no samples")[:200]))
+            continue
+        notes = " ".join("%.3f" % x for x in r["samples_s"])
+        if impl == "tegula":
+            notes += "; kernels compiled in the new processes: %d" % r["compiled"]
+        if not r["ok"]:
+            notes += "; MISMATCH"
+        if "error" in r:
+            notes += "; " + r["error"][:120]
+        p("%-8s %10.3f %12.3f %10.3f  %s" % (impl, r["first_launch_s"],
+                                              r.get("fill_first_launch_s", float("nan")),
+                                              r["setup_s"], notes))
+    tg, tr = w["impls"].get("tegula", {}), w["impls"].get("triton", {})
+    if tg.get("first_launch_s") and tr.get("first_launch_s"):
+        p("tegula / triton: %.2f" % (tg["first_launch_s"] / tr["first_launch_s"]))
+
+
 # -- The child: one case --------------------------------------------------------------
 
 
@@ -987,6 +1141,13 @@ def print_table(results, file=sys.stdout):
                              for r in (tg, tr))
         p("%-38s %10s %10s %9s  %s" % (c.get("name", c["key"])[:38], cell(tg), cell(tr),
                                       ratio, samples))
+    if results.get("warmstart"):
+        w = results["warmstart"]
+        if w.get("error"):
+            p()
+            p("## warm start: %s" % w["error"])
+        else:
+            print_warm_start(w, p)
     launch = next((c for c in results["cases"] if c["key"] == "launch"), None)
     if launch:
         p()
@@ -1102,7 +1263,8 @@ def parse_args(argv=None):
     ap.add_argument("--device", default="nvidia:0", help="the Tegula device (nvidia:N)")
     ap.add_argument("--only", default="",
                     help="comma-separated: corpus, launch, add, softmax, layernorm, matmul, "
-                         "matmul_fp8, attention (or a case key such as matmul-8192); default all")
+                         "matmul_fp8, attention, warmstart (or a case key such as "
+                         "matmul-8192); default all")
     ap.add_argument("--impls", default=",".join(IMPLS),
                     help="implementations to run (default tegula,triton,torch)")
     ap.add_argument("--rep-ms", type=float, default=200.0, help="timed GPU ms per measurement")
@@ -1116,6 +1278,9 @@ def parse_args(argv=None):
                     help="stop starting new cases after this many seconds (the GPU machine "
                          "allows 600 s a command)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--warm-impl", help=argparse.SUPPRESS)
+    ap.add_argument("--cache-dir", help=argparse.SUPPRESS)
+    ap.add_argument("--tag", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     args.only = {s for s in args.only.split(",") if s}
     args.impls = [s for s in args.impls.split(",") if s]
@@ -1123,7 +1288,7 @@ def parse_args(argv=None):
     if bad:
         ap.error("unknown --impls %s" % ",".join(sorted(bad)))
     known = {"corpus", "launch", "add", "softmax", "layernorm", "matmul", "matmul_fp8",
-             "attention"} | \
+             "attention", "warmstart"} | \
         {c.key for c in make_cases(args.quick)}
     if args.only - known:
         ap.error("unknown --only %s (known: %s)" % (",".join(sorted(args.only - known)),
@@ -1144,6 +1309,8 @@ def main(argv=None):
     if args.dry_run:
         return dry_run(args)
     os.makedirs(os.path.join(args.out, "cases"), exist_ok=True)
+    if args.child == "warmstart":
+        return warm_start_child(args)
     if args.child:
         return child(args)
     start = time.monotonic()
@@ -1163,6 +1330,13 @@ def main(argv=None):
                 continue
             print("case %s ..." % key, flush=True)
             results["cases"].append(run_child(args, key, log))
+        if wanted(args, "warmstart"):
+            if time.monotonic() - start > args.budget_s:
+                results["warmstart"] = {"key": "warmstart", "case": WARM_CASE, "impls": {},
+                                        "error": "skipped: time budget spent"}
+            else:
+                print("warm start: %s in new processes ..." % WARM_CASE, flush=True)
+                results["warmstart"] = warm_start(args, log)
     results["wall_s"] = time.monotonic() - start
     json_path = os.path.join(args.out, "gpu_bench.json")
     with open(json_path, "w") as f:

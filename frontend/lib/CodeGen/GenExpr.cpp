@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/ScopeExit.h"
 
 #include <cmath>
 
@@ -462,34 +463,16 @@ std::optional<PyValue> CodeGen::starImported(Module *m, llvm::StringRef name,
     std::pair<Module *, std::string> key(m, "*" + name.str());
     if (llvm::is_contained(importStack, key))
       continue;
-    size_t level = llvm::StringRef(path).find_first_not_of('.');
-    llvm::StringRef dots = llvm::StringRef(path).take_front(level);
-    llvm::SmallVector<llvm::StringRef, 4> parts;
-    if (level < path.size())
-      llvm::StringRef(path).drop_front(level).split(parts, '.');
     std::string message;
-    Module *source = loader->load(level ? dots : parts.front(), *m, message);
-    for (llvm::StringRef part :
-         llvm::ArrayRef(parts).drop_front(level ? 0 : 1)) {
-      if (!source)
-        break;
-      source = loader->loadSubmodule(*source, part, message);
-    }
+    Module *source = loader->load(path, *m, message);
     // A star import of a module that is not found binds nothing we could
     // use (host code's `from numpy import *`); a name it would have bound
     // is then "not defined".
     if (!source)
       continue;
     importStack.push_back(key);
-    std::optional<PyValue> found;
-    try {
-      found = moduleMember(source, name, loc);
-    } catch (...) {
-      importStack.pop_back();
-      throw;
-    }
-    importStack.pop_back();
-    if (found)
+    auto pop = llvm::make_scope_exit([&] { importStack.pop_back(); });
+    if (std::optional<PyValue> found = moduleMember(source, name, loc))
       return found;
   }
   return std::nullopt;
@@ -505,8 +488,7 @@ PyValue CodeGen::userImport(Module *m, llvm::StringRef name,
     std::string chain;
     for (size_t j = i; j < importStack.size(); ++j)
       chain += "'" + importStack[j].second + "' of " +
-               (loader ? loader->getName(*importStack[j].first).str()
-                       : std::string("?")) + " -> ";
+               loader->getName(*importStack[j].first).str() + " -> ";
     chain += "'" + name.str() + "' of " + loader->getName(*m).str();
     CompileError err{loc, "import cycle: " + chain +
                               " (no module defines it)", {}};
@@ -524,10 +506,7 @@ PyValue CodeGen::userImport(Module *m, llvm::StringRef name,
   if (!loader)
     fail("this compile reads no other modules");
   importStack.emplace_back(m, name.str());
-  struct Pop {
-    std::vector<std::pair<Module *, std::string>> &stack;
-    ~Pop() { stack.pop_back(); }
-  } pop{importStack};
+  auto pop = llvm::make_scope_exit([&] { importStack.pop_back(); });
 
   // The module the import starts from: the package its dots name, or the
   // top-level module of an absolute name; then one attribute per part.

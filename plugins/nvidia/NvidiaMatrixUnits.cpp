@@ -34,6 +34,28 @@ bool isHalfToFloat(const DotProblem &dot) {
          dot.accType == TG_TYPE_F32;
 }
 
+/// fp8 operands (e4m3 or e5m2, each its own) into f32.
+bool isFp8ToFloat(const DotProblem &dot) {
+  auto fp8 = [](tg_scalar_type type) {
+    return type == TG_TYPE_FP8E4M3 || type == TG_TYPE_FP8E5M2;
+  };
+  return fp8(dot.aType) && fp8(dot.bType) && dot.accType == TG_TYPE_F32;
+}
+
+/// The PTX type of a wgmma operand element: f16, bf16, e4m3 or e5m2; empty
+/// for any other.
+std::string wgmmaElementType(Type type) {
+  if (type.isF16())
+    return "f16";
+  if (type.isBF16())
+    return "bf16";
+  if (isa<Float8E4M3FNType>(type))
+    return "e4m3";
+  if (isa<Float8E5M2Type>(type))
+    return "e5m2";
+  return "";
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -338,23 +360,31 @@ namespace {
 class NvidiaWgmmaUnit : public backend::MatrixUnit {
 public:
   llvm::StringRef getKind() const override { return "nvidia.wgmma"; }
-  /// m64n256k16 (the layout narrows N) for 2-D f16 or bf16 dots into f32
-  /// whose M is a power of 2 and a multiple of 64, whose K and N are
-  /// multiples of 16, on warps that form warp groups and split N evenly.
+  /// m64n256k16 (the layout narrows N) for 2-D f16 or bf16 dots into f32,
+  /// m64n256k32 for fp8 ones whose operands can both be K-major in shared
+  /// memory (wgmma reads 8-bit operands only K-major); M a power of 2 and a
+  /// multiple of 64, K a multiple of the instruction's, N of 16, on warps
+  /// that form warp groups and split N evenly.
   std::optional<MatrixInstruction>
   selectInstruction(const DotProblem &dot) const override {
+    int64_t instrK = isHalfToFloat(dot) ? 16
+                     : isFp8ToFloat(dot) && dot.aKContiguous &&
+                             dot.bKContiguous
+                         ? 32
+                         : 0;
     // Warp groups of 4 warps, 64 rows each (getResultLayout spreads them),
     // operands from shared memory; no batch.
-    if (dot.batch == 0 && isHalfToFloat(dot) && dot.numWarps % 4 == 0 &&
-        dot.m % 64 == 0 && (dot.m & (dot.m - 1)) == 0 && dot.k % 16 == 0 &&
-        dot.n % 16 == 0) {
+    if (dot.batch == 0 && instrK && dot.numWarps % 4 == 0 &&
+        dot.m % 64 == 0 && (dot.m & (dot.m - 1)) == 0 &&
+        dot.k % instrK == 0 && dot.n % 16 == 0) {
       int64_t wm =
           std::min<int64_t>(dot.numWarps, std::max<int64_t>(4, dot.m / 16));
       int64_t wn = dot.numWarps / wm;
       int64_t perGroup = dot.n / wn;
       if (dot.n % wn == 0 && perGroup % 16 == 0 &&
           (perGroup <= 256 || perGroup % 256 == 0))
-        return MatrixInstruction{this, 1, 64, 256, 16};
+        return MatrixInstruction{this, 1, 64, 256,
+                                 static_cast<unsigned>(instrK)};
     }
     return std::nullopt;
   }
@@ -420,15 +450,19 @@ public:
     bases.repeat(covered, {1, 0});
     return bases;
   }
-  /// 16 for f16/bf16 into f32.
+  /// 16 for f16/bf16 into f32, 32 for fp8 (e4m3, e5m2) into f32.
   FailureOr<int64_t> getInstructionK(const MatrixLayout &, Type a, Type b,
                                      Type acc,
                                      std::string &error) const override {
-    if (a != b || !(a.isF16() || a.isBF16()) || !acc.isF32()) {
-      error = "nvidia.wgmma dots take f16 or bf16 operands into f32";
+    bool half = a == b && (a.isF16() || a.isBF16());
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(a) &&
+               isa<Float8E4M3FNType, Float8E5M2Type>(b);
+    if (!(half || fp8) || !acc.isF32()) {
+      error = "nvidia.wgmma dots take f16 or bf16 operands, or fp8 (e4m3, "
+              "e5m2) ones, into f32";
       return failure();
     }
-    return 16;
+    return half ? 16 : 32;
   }
   bool readsSharedOperands(const backend::MatrixLayout &) const override {
     return true;
@@ -441,10 +475,11 @@ public:
                           std::string &error) const override {
     int64_t bytes = extent * elementBits / 8;
     int64_t swizzle = std::min<int64_t>(128, bytes);
-    if (elementBits != 16 || swizzle < 32 || bytes % swizzle ||
-        !llvm::isPowerOf2_64(extent) || rows % 8) {
-      error = "a shared matrix operand needs at least 16 elements (a power of "
-              "2) along its contiguous dimension and rows in eights";
+    if ((elementBits != 16 && elementBits != 8) || swizzle < 32 ||
+        bytes % swizzle || !llvm::isPowerOf2_64(extent) || rows % 8) {
+      error = "a shared matrix operand of nvidia.wgmma needs 8- or 16-bit "
+              "elements, at least 32 bytes (a power of 2 elements) along its "
+              "contiguous dimension and rows in eights";
       return failure();
     }
     return swizzle;
@@ -467,7 +502,8 @@ public:
     buildSideEffectAsm(builder, loc, "fence.proxy.async.shared::cta;");
   }
   /// One inline-asm statement per group: `wgmma.fence`, one
-  /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` per instruction
+  /// `wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` (k32 and
+  /// {e4m3,e5m2} for each fp8 operand) per instruction
   /// (B, and A unless in registers, described by shared-memory matrix
   /// descriptors derived from one root per K chain), `wgmma.commit_group`
   /// and `wgmma.wait_group pendingGroups`; the accumulators are the
@@ -479,10 +515,16 @@ public:
                       const MatrixLayout &layout,
                       const tegula::backend::SharedMatrixMultiply &group,
                       ValueRange acc) const override {
-    if (!isLayout(layout, 1, {}) || group.m != 64 || group.k != 16 ||
-        group.n < 8 || group.n > 256 || group.n % 8 != 0 ||
-        group.aType != group.bType ||
-        !(group.aType.isF16() || group.aType.isBF16()))
+    std::string aType = wgmmaElementType(group.aType),
+                bType = wgmmaElementType(group.bType);
+    // 16-bit operands of one type with K = 16, or fp8 ones with K = 32 (and
+    // no transposed operand: wgmma reads 8-bit operands K-major only).
+    bool half = group.aType == group.bType &&
+                (group.aType.isF16() || group.aType.isBF16());
+    bool fp8 = !half && !aType.empty() && !bType.empty();
+    if (!isLayout(layout, 1, {}) || group.m != 64 ||
+        group.k != (half ? 16 : 32) || !(half || fp8) || group.n < 8 ||
+        group.n > 256 || group.n % 8 != 0)
       return failure();
     int64_t numAcc = group.n / 2;
     for (Value value : acc)
@@ -498,6 +540,8 @@ public:
         return failure();
       bool aInRegisters = !instruction.a.registers.empty();
       if (aInRegisters && instruction.a.registers.size() != 4)
+        return failure();
+      if (fp8 && (instruction.a.mnMajor || instruction.b.mnMajor))
         return failure();
     }
 
@@ -565,8 +609,8 @@ public:
                        "wgmma.fence.sync.aligned;\n";
     next += 2;
 
-    std::string type = group.aType.isF16() ? "f16" : "bf16";
-    std::string shape = "m64n" + std::to_string(group.n) + "k16";
+    std::string shape =
+        "m64n" + std::to_string(group.n) + "k" + std::to_string(group.k);
     for (const Chain &chain : chains) {
       std::string accList = "{";
       for (auto [j, index] :
@@ -633,12 +677,16 @@ public:
           a = descriptor(aRoot, instruction.a, "da");
         }
         std::string b = descriptor(bRoot, instruction.b, "db");
-        text += "wgmma.mma_async.sync.aligned." + shape + ".f32." + type + "." +
-                type + " " + accList + ", " + a + ", " + b +
-                (j == chain.first && chain.fresh ? ", p" : ", q") + ", 1, 1, ";
-        if (!aInRegisters)
-          text += std::string(instruction.a.mnMajor ? "1" : "0") + ", ";
-        text += std::string(instruction.b.mnMajor ? "1" : "0") + ";\n";
+        text += "wgmma.mma_async.sync.aligned." + shape + ".f32." + aType +
+                "." + bType + " " + accList + ", " + a + ", " + b +
+                (j == chain.first && chain.fresh ? ", p" : ", q") + ", 1, 1";
+        // The transpose immediates exist for 16-bit operands only.
+        if (half) {
+          if (!aInRegisters)
+            text += std::string(instruction.a.mnMajor ? ", 1" : ", 0");
+          text += std::string(instruction.b.mnMajor ? ", 1" : ", 0");
+        }
+        text += ";\n";
       }
     }
     if (group.pendingGroups < 0 || group.pendingGroups > 1)

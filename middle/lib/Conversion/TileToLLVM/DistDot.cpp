@@ -319,11 +319,14 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
                   Value mn) {
     Value zero = l.constI32(loc, 0);
     bool kContiguous = shared.contiguousDim == kDim;
-    Value element = operandElementOffset(l, loc, kContiguous ? zero : mn,
-                                         kContiguous ? mn : zero,
-                                         shared.swizzleBytes / 2, shared.rows);
+    Value element = operandElementOffset(
+        l, loc, kContiguous ? zero : mn, kContiguous ? mn : zero,
+        shared.swizzleBytes / shared.elementBytes, shared.rows);
     Value bytes = b.create<arith::AddIOp>(
-        loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)),
+        loc,
+        b.create<arith::ShLIOp>(
+            loc, element,
+            l.constI32(loc, llvm::Log2_64(shared.elementBytes))),
         shared.dynamicOffset ? shared.dynamicOffset
                              : l.constI32(loc, shared.offset));
     return operandAddress(l, loc, bytes);
@@ -331,7 +334,7 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
   auto address = [&](const DistLowerer::SharedOperand &shared, int64_t kDim,
                      Value rootAddress, int64_t kk) {
     bool kContiguous = shared.contiguousDim == kDim;
-    int64_t atom = shared.swizzleBytes / 2;
+    int64_t atom = shared.swizzleBytes / shared.elementBytes;
     // Element offset of (mn, kk) minus that of (mn, 0), as in
     // operandElementOffset: along the contiguous dimension whole atoms of
     // |rows| rows plus the position in the atom, else |atom| per row.
@@ -339,8 +342,9 @@ LogicalResult lowerSharedMatrixDot(DistLowerer &l, tile::DotOp op,
         kContiguous ? (kk / atom) * atom * shared.rows + kk % atom : kk * atom;
     backend::SharedMatrixOperand operand;
     operand.address =
-        element ? b.create<arith::AddIOp>(loc, rootAddress,
-                                          l.constI32(loc, element * 2))
+        element ? b.create<arith::AddIOp>(
+                      loc, rootAddress,
+                      l.constI32(loc, element * shared.elementBytes))
                       .getResult()
                 : rootAddress;
     operand.mnMajor = !kContiguous;
@@ -540,6 +544,8 @@ struct OperandPlacement {
   DistLayout layout;
   int64_t contiguous = 1, swizzle = 128, rows = 0;
   int64_t bytes = 0;
+  /// 2 (16-bit elements) or 1 (8-bit elements, always contiguous along K).
+  int64_t elementBytes = 2;
 };
 
 /// The family of the dot operand layout of |convertResult| (a conversion
@@ -570,10 +576,12 @@ FailureOr<OperandPlacement> placeOperand(DistLowerer &l, Operation *anchor,
                                          tile::LoadOp load) {
   Location loc = anchor->getLoc();
   int64_t opIdx = operandIndex(convertResult);
-  if (type.getRank() != 2 || l.storageBytes(type.getElementType()) != 2)
+  int64_t elementBytes = l.storageBytes(type.getElementType());
+  if (type.getRank() != 2 || (elementBytes != 2 && elementBytes != 1))
     return l.unsupported(anchor, "a shared matrix operand is a 2-D tile of "
-                                 "16-bit elements");
+                                 "8- or 16-bit elements");
   OperandPlacement placement;
+  placement.elementBytes = elementBytes;
   int64_t kDim = opIdx == 0 ? 1 : 0;
   FailureOr<DistLayout> from = failure();
   if (load && isa<tile::PointerType>(load.getPtr().getType())) {
@@ -586,18 +594,26 @@ FailureOr<OperandPlacement> placeOperand(DistLowerer &l, Operation *anchor,
     return failure();
   placement.layout = *from;
   // Contiguous along the registers' run (a vector per run), else along K.
+  // 8-bit operands always along K (the layout engine chose the dot's
+  // instruction knowing how they are loaded; registers store in any order).
   int64_t run = from->getRunDim();
   placement.contiguous = run >= 0 ? run : kDim;
+  if (elementBytes == 1 && placement.contiguous != kDim) {
+    if (load)
+      return l.unsupported(anchor, "an 8-bit shared matrix operand must be "
+                                   "loaded from memory contiguous along K");
+    placement.contiguous = kDim;
+  }
   int64_t extent = type.getDimSize(placement.contiguous);
   placement.rows = type.getDimSize(1 - placement.contiguous);
   auto [unit, matrix] = sharedOperandUnit(l, convertResult);
   std::string why;
   FailureOr<int64_t> swizzle = unit->getSharedOperandSwizzle(
-      toMatrixLayout(matrix), extent, placement.rows, 16, why);
+      toMatrixLayout(matrix), extent, placement.rows, elementBytes * 8, why);
   if (failed(swizzle))
     return l.unsupported(anchor, why);
   placement.swizzle = *swizzle;
-  placement.bytes = llvm::alignTo(type.getNumElements() * 2, 1024);
+  placement.bytes = llvm::alignTo(type.getNumElements() * elementBytes, 1024);
   return placement;
 }
 
@@ -608,7 +624,8 @@ Value swizzledAddress(DistLowerer &l, Location loc,
                       const OperandPlacement &placement, Value offset,
                       ArrayRef<Value> coords) {
   OpBuilder &b = l.b;
-  int64_t atom = placement.swizzle / 2;
+  int64_t eb = placement.elementBytes;
+  int64_t atom = placement.swizzle / eb;
   int64_t perPhase = 128 / placement.swizzle, maxPhase = placement.swizzle / 16;
   Value col = coords[placement.contiguous],
         row = coords[1 - placement.contiguous];
@@ -618,10 +635,16 @@ Value swizzledAddress(DistLowerer &l, Location loc,
       b.create<arith::ShRUIOp>(loc, row,
                                l.constI32(loc, llvm::Log2_64(perPhase))),
       l.constI32(loc, maxPhase - 1));
+  // The phase permutes 16-byte chunks: 16 / eb elements each.
   element = b.create<arith::XOrIOp>(
-      loc, element, b.create<arith::ShLIOp>(loc, phase, l.constI32(loc, 3)));
+      loc, element,
+      b.create<arith::ShLIOp>(loc, phase,
+                              l.constI32(loc, llvm::Log2_64(16 / eb))));
   Value bytes = b.create<arith::AddIOp>(
-      loc, b.create<arith::ShLIOp>(loc, element, l.constI32(loc, 1)), offset);
+      loc,
+      b.create<arith::ShLIOp>(loc, element,
+                              l.constI32(loc, llvm::Log2_64(eb))),
+      offset);
   return b.create<LLVM::GEPOp>(loc, l.sharedOperandBase.getType(),
                                b.getI8Type(), l.sharedOperandBase,
                                ValueRange{bytes});
@@ -632,11 +655,12 @@ Value swizzledAddress(DistLowerer &l, Location loc,
 /// arithmetic on numbers.
 int64_t swizzledElement(const OperandPlacement &placement, int64_t row,
                         int64_t col) {
-  int64_t atom = placement.swizzle / 2;
+  int64_t eb = placement.elementBytes;
+  int64_t atom = placement.swizzle / eb;
   int64_t perPhase = 128 / placement.swizzle, maxPhase = placement.swizzle / 16;
   int64_t element = (col / atom) * atom * placement.rows + row * atom +
                     col % atom;
-  return element ^ (((row / perPhase) % maxPhase) << 3);
+  return element ^ (((row / perPhase) % maxPhase) * (16 / eb));
 }
 
 /// The shared addresses of the registers of |layout| in an operand placed
@@ -676,7 +700,8 @@ public:
       return first;
     return l.b.create<LLVM::GEPOp>(
         loc, first.getType(), l.b.getI8Type(), first,
-        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(*distance * 2)});
+        ArrayRef<LLVM::GEPArg>{
+            static_cast<int32_t>(*distance * placement.elementBytes)});
   }
 
 private:
@@ -723,6 +748,7 @@ LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
   }
   shared.contiguousDim = placement.contiguous;
   shared.swizzleBytes = placement.swizzle;
+  shared.elementBytes = placement.elementBytes;
   shared.rows = placement.rows;
   l.sharedOperands[result] = shared;
   l.setRegs(result, {});
@@ -1031,7 +1057,8 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
           value = b.create<LLVM::InsertElementOp>(loc, value, values[r + i],
                                                   l.constI32(loc, i));
       }
-      b.create<LLVM::StoreOp>(loc, value, pointer, /*alignment=*/vec * 2);
+      b.create<LLVM::StoreOp>(loc, value, pointer,
+                              /*alignment=*/vec * placement->elementBytes);
     }
   }
   shared.offset = offset;

@@ -145,6 +145,8 @@ public:
     /// The dimension along which 16-byte chunks are contiguous.
     int64_t contiguousDim = 1;
     int64_t swizzleBytes = 128;
+    /// 2 for 16-bit elements, 1 for 8-bit ones.
+    int64_t elementBytes = 2;
     /// The tile's extent along the other dimension.
     int64_t rows = 0;
     /// An A operand left in registers instead (the family takes it there,

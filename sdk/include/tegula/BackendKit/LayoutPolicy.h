@@ -81,6 +81,13 @@ struct DotProblem {
   unsigned numWarps = 4;
   /// `tl.dot(..., input_precision=...)`: "tf32", "tf32x3", "ieee".
   std::string inputPrecision = "tf32";
+  /// Whether A (and B) can be laid out in shared memory contiguous along K
+  /// without giving up vector copies from global memory: false when the
+  /// operand is loaded from memory that is contiguous along M (N) instead.
+  /// A family whose instructions read some operand types only K-major from
+  /// shared memory (wgmma on 8-bit elements) refuses them when false.
+  bool aKContiguous = true;
+  bool bKContiguous = true;
 };
 
 /// The layout choices of one target (and one device architecture).

@@ -31,7 +31,10 @@
 //     A's, K*N/warpSize of B's, moved to the tile's origin - and calls
 //     buildMultiply();
 //   - operands in shared memory (readsSharedOperands() true; 2-D tiles of
-//     16-bit elements): each operand is stored, by its layout conversion,
+//     16-bit elements, or of 8-bit ones always contiguous along K - the
+//     layout engine tells selectInstruction() which operands can be, in
+//     DotProblem::aKContiguous): each operand is stored, by its layout
+//     conversion,
 //     to shared memory in the swizzled layout getSharedOperandSwizzle()
 //     picks (see SharedMatrixOperand), or A stays in the registers of an
 //     earlier dot where takesRegisterOperand() allows; then per dot every

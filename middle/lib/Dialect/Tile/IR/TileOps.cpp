@@ -304,6 +304,17 @@ void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
 
 bool LoadOp::hasZeroOther() {
   Value other = getOther();
+  // A float zero stays zero in every float format (`other=0.0` of an fp8
+  // load is an f32 zero converted).
+  while (other)
+    if (auto convert = other.getDefiningOp<FpToFpOp>())
+      other = convert.getSrc();
+    else if (auto extend = other.getDefiningOp<arith::ExtFOp>())
+      other = extend.getIn();
+    else if (auto truncate = other.getDefiningOp<arith::TruncFOp>())
+      other = truncate.getIn();
+    else
+      break;
   return !other || matchPattern(other, m_Zero()) ||
          matchPattern(other, m_AnyZeroFloat());
 }

@@ -658,7 +658,9 @@ LogicalResult LayoutAssignment::run() {
   // A dot of fp8 operands that the target's matrix units take only as f16
   // (exact for e4m3 and e5m2) multiplies them as f16 there, as Triton does
   // on GPUs without fp8 instructions; without a matrix instruction either
-  // way the dot stays as it is (its fused multiply-adds decode fp8).
+  // way the dot stays as it is (its fused multiply-adds decode fp8). Which
+  // instruction a dot gets may depend on how its operands are loaded.
+  selector.analyzeDotOperands(module, ModuleAxisInfo(module));
   module.walk([&](DotOp dot) {
     if (!selector.shouldUpcastFp8Operands(dot))
       return;

@@ -3,7 +3,10 @@
 
 #include "tegula/BackendKit/MatrixUnit.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/Sequence.h"
 
 #include <algorithm>
@@ -222,7 +225,79 @@ LayoutSelector::selectMatrixInstruction(DotOp dot, Type aElem,
   problem.numWarps = numWarps;
   problem.inputPrecision =
       stringifyInputPrecision(dot.getInputPrecision()).str();
+  if (auto it = kContiguous.find(dot); it != kContiguous.end())
+    std::tie(problem.aKContiguous, problem.bKContiguous) = it->second;
   return policy.selectMatrixInstruction(problem);
+}
+
+namespace {
+
+/// The first dimension of the `order` of every tile.make_tensor_ptr that
+/// |blockPointer| comes from (through tile.advance and loop-carried
+/// values), or -1 when they differ or cannot be found.
+int64_t blockPointerContiguousDim(Value blockPointer) {
+  SmallVector<Value> worklist{blockPointer};
+  llvm::SmallPtrSet<Value, 8> visited;
+  int64_t dim = -1;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!visited.insert(value).second)
+      continue;
+    if (auto advance = value.getDefiningOp<AdvanceOp>()) {
+      worklist.push_back(advance.getPtr());
+    } else if (auto make = value.getDefiningOp<MakeTensorPtrOp>()) {
+      ArrayRef<int32_t> order = make.getOrder();
+      if (order.empty() || (dim >= 0 && dim != order.front()))
+        return -1;
+      dim = order.front();
+    } else if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        return -1;
+      unsigned index = arg.getArgNumber() - 1;
+      worklist.push_back(loop.getInitArgs()[index]);
+      worklist.push_back(loop.getYieldedValues()[index]);
+    } else if (auto result = dyn_cast<OpResult>(value);
+               result && isa<scf::ForOp>(result.getOwner())) {
+      auto loop = cast<scf::ForOp>(result.getOwner());
+      worklist.push_back(loop.getYieldedValues()[result.getResultNumber()]);
+    } else {
+      return -1;
+    }
+  }
+  return dim;
+}
+
+} // namespace
+
+void LayoutSelector::analyzeDotOperands(ModuleOp module,
+                                        const ModuleAxisInfo &axis) {
+  // Whether operand |value| (K along |kDim|) is fine K-major: anything not
+  // loaded from memory is stored to shared memory from registers in any
+  // order; a load keeps K-major only when K is its contiguous dimension (a
+  // coalesced layout's first dimension with a vector along it) or it has
+  // no contiguous dimension at all.
+  auto kMajor = [&](Value value, int64_t kDim) {
+    auto load = value.getDefiningOp<LoadOp>();
+    if (!load)
+      return true;
+    if (isa<PointerType>(load.getPtr().getType())) {
+      int64_t dim = blockPointerContiguousDim(load.getPtr());
+      return dim < 0 || dim == kDim;
+    }
+    if (!getCoalescablePointer(load))
+      return true;
+    BlockedLayoutAttr layout = getCoalescedLayout(load, axis);
+    if (!layout)
+      return true;
+    int64_t first = layout.getOrder().front();
+    return first == kDim || layout.getSizePerThread()[first] == 1;
+  };
+  module.walk([&](DotOp dot) {
+    int64_t rank = dot.getType().getRank();
+    kContiguous[dot] = {kMajor(dot.getA(), rank - 1),
+                        kMajor(dot.getB(), rank - 2)};
+  });
 }
 
 bool LayoutSelector::shouldUpcastFp8Operands(DotOp dot) const {

@@ -101,6 +101,13 @@ public:
   /// values convert to f16 exactly).
   bool shouldUpcastFp8Operands(DotOp dot) const;
 
+  /// Records, for every dot of |module|, whether each operand can sit in
+  /// shared memory contiguous along K with vector copies from memory
+  /// (backend::DotProblem::aKContiguous): false only for an operand loaded
+  /// through pointers (or a block pointer) contiguous along M or N. The
+  /// answers go into the DotProblems the policy is asked about.
+  void analyzeDotOperands(mlir::ModuleOp module, const ModuleAxisInfo &axis);
+
 private:
   /// The policy's matrix instruction for |dot| with operands of |aElem|
   /// and |bElem|, if any.
@@ -114,6 +121,8 @@ private:
 
   const backend::LayoutPolicy &policy;
   unsigned numWarps;
+  /// analyzeDotOperands's answers per dot: A, B K-contiguous.
+  llvm::DenseMap<mlir::Operation *, std::pair<bool, bool>> kContiguous;
 };
 
 } // namespace tegula::tile

@@ -83,8 +83,13 @@ class Arrays:
     def put(self, a):
         if not self.cuda:
             return a.copy()
-        t = self.torch.from_numpy(a.view(np.uint8) if a.dtype == np.float16 else a)
-        return t.cuda()
+        # fp8 (ml_dtypes) arrays go over as bytes and become torch's fp8
+        # dtype of the same format, so the kernel sees fp8 pointers.
+        fp8 = {"float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2"}
+        if a.dtype.name in fp8:
+            t = self.torch.from_numpy(np.ascontiguousarray(a).view(np.uint8))
+            return t.view(getattr(self.torch, fp8[a.dtype.name])).cuda()
+        return self.torch.from_numpy(a).cuda()
 
     def get(self, d, dtype):
         if not self.cuda:
@@ -135,8 +140,12 @@ def main():
     y = A.put(np.zeros(xs.size, np.float16))
     K.cast_rtz_kernel[(xs.size // 64,)](A.put(xs), y, xs.size, BLOCK_N=64, device=dev)
     got = A.get(y, np.float16)
-    check("cast fp32->fp16 rtz", np.array_equal(got.view(np.uint16),
-                                                 rtz_fp16(xs).view(np.uint16)))
+    want = rtz_fp16(xs)
+    bad = np.nonzero(got.view(np.uint16) != want.view(np.uint16))[0]
+    check("cast fp32->fp16 rtz", bad.size == 0,
+          "%d differ, e.g. %s" % (bad.size, ", ".join(
+              "%r -> %r (want %r)" % (float(xs[i]), float(got[i]), float(want[i]))
+              for i in bad[:4])) if bad.size else "")
     y = A.put(np.zeros(xs.size, np.uint16))
     K.cast_rtz_bf16_kernel[(xs.size // 64,)](A.put(xs), y, xs.size, BLOCK_N=64, device=dev)
     check("cast fp32->bf16 rtz", np.array_equal(A.get(y, np.uint16),
@@ -169,6 +178,33 @@ def main():
         out = A.put(np.zeros(B, np.uint8))
         asm_pack4_u8_kernel[(1,)](A.put(u), out, BLOCK=B, device=dev)
         check("inline asm pack=4 uint8", np.array_equal(A.get(out, np.uint8), ~u))
+    # 3. tl.dot on fp8 operands on the matrix unit's own shapes (wgmma k32
+    # where both operands are K-contiguous, f16 otherwise), masked edges.
+    import ml_dtypes
+    F = tegula.import_triton_file(os.path.join(HERE, "..", "python", "tests", "kernels",
+                                               "dot_fp8_kernels.py"))
+    fmts = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}
+    for a_fmt, b_fmt, b_k_major, (bm, bn, bk, warps) in [
+            ("e4m3", "e4m3", True, (128, 256, 128, 8)),
+            ("e5m2", "e4m3", True, (64, 128, 64, 4)),
+            ("e4m3", "e5m2", False, (128, 128, 64, 4)),
+            ("e5m2", "e5m2", True, (128, 64, 32, 4))]:
+        m, n, k = 300, 520, 1000
+        a = rng.standard_normal((m, k)).astype(fmts[a_fmt])
+        bt = rng.standard_normal((n, k)).astype(fmts[b_fmt])
+        b = bt.T if b_k_major else np.ascontiguousarray(bt.T)
+        db = A.put(bt).T if b_k_major else A.put(b)
+        c = A.put(np.full((m, n), np.nan, np.float32))
+        sbk, sbn = (1, k) if b_k_major else (n, 1)
+        F.fp8_matmul_kernel[(-(-m // bm), -(-n // bn))](
+            A.put(a), db, c, m, n, k, k, 1, sbk, sbn, n, 1, BLOCK_M=bm, BLOCK_N=bn,
+            BLOCK_K=bk, OUT_FP16=False, num_warps=warps, device=dev)
+        av, bv = a.astype(np.float64), b.astype(np.float64)
+        bound = 1e-5 * (np.abs(av) @ np.abs(bv)) + 1e-30
+        err = np.abs(A.get(c, np.float32) - av @ bv)
+        check("fp8 dot %s x %s%s %dx%dx%d" % (a_fmt, b_fmt, " (B K-major)" if b_k_major
+                                             else "", bm, bn, bk),
+              bool((err <= bound).all()), "max err/bound %.2f" % float((err / bound).max()))
     print("%d failed" % len(failures) if failures else "all passed")
     return 1 if failures else 0
 

@@ -73,8 +73,10 @@ def candidates(env=None, runtime_dir=None):
     if runtime_dir:
         for name in LIB_NAMES:
             out.append(("beside the runtime library", os.path.join(runtime_dir, name)))
+    # Asked only when the candidates before it fail: find_library runs
+    # ldconfig and the compiler driver (tens of milliseconds).
     out.append(('ctypes.util.find_library("tegula_compiler")',
-                ctypes.util.find_library("tegula_compiler")))
+                lambda: ctypes.util.find_library("tegula_compiler")))
     out.append(("the loader's default search", LIB_NAMES[0]))
     for d in _rt.installed_lib_dirs():
         out.append(("installed lib dir", os.path.join(d, LIB_NAMES[0])))
@@ -87,6 +89,8 @@ def load_from(cands):
     tried = []
     seen = set()
     for what, path in cands:
+        if callable(path):
+            path = path()
         if not path:
             tried.append("%s: not found" % what)
             continue
@@ -124,6 +128,23 @@ def load_library():
         if _lib is None:
             _lib = load_from(candidates())
         return _lib
+
+
+def library_file():
+    """The path of the compiler library launches would load, without
+    loading it where that can be told from the file system (the kernel
+    cache keys name it: a cache hit then never loads the compiler); loads
+    it where only the dynamic loader knows."""
+    if _lib is not None:
+        return _rt.loaded_path(_lib.tegula_compile_kernel)
+    for what, path in candidates():
+        if callable(path):
+            break
+        if path and os.sep in path and os.path.isfile(path):
+            return os.path.realpath(path)  # as loaded_path() names it
+        if what.startswith("$"):
+            break
+    return _rt.loaded_path(load_library().tegula_compile_kernel)
 
 
 def _fn(lib, name, restype, *argtypes):

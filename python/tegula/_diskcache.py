@@ -161,7 +161,7 @@ class Key(_RawKey):
         env = ["env:%s=%s" % (name, "<unset>" if value is None else os.fsdecode(value))
                for name, value in zip(_rt._option_env_names, _rt.option_environment())]
         try:
-            compiler = _rt.loaded_path(_compiler.load_library().tegula_compile_kernel)
+            compiler = _compiler.library_file()
         except Exception:  # pragma: no cover - then the key names no file
             compiler = ""
         texts = ["%s=%s" % kv for kv in options] + env + [

@@ -98,13 +98,17 @@ class LaunchState:
     def __init__(self, fn):
         self.fn = fn
         self.entries = {}
+        # The key part of the option variables' values: environment_key(
+        # os.environ's dict, the variables' names as bytes).
+        self.env = accel.environment_key if _rt._environ_data is not None else \
+            _accel_py.environment_key
         self.launch, self.key = _generate(fn, self)
 
 
 class Entry:
     """What a launch of one key needs: see the module doc."""
 
-    __slots__ = ("ck", "device", "run", "pack", "configs", "config_objects", "block",
+    __slots__ = ("ck", "device", "run", "go", "pack", "configs", "config_objects", "block",
                  "torch", "refs")
 
     def config(self, fn, grid):
@@ -177,23 +181,35 @@ def _generate(fn, state):
     params, defaults, kwdefaults, required = sig
     names = fn.arg_names
     cx = set(fn.constexprs)
-    keys, vals = [], []
+    keys, vals, args = ["_ks"], [], []
     lines = []
     for i, n in enumerate(names):
         if n in cx:
             keys.append("type(%s), %s if type(%s) is int else _cx_key(%s)" % (n, n, n, n))
             continue
         kind = fn._nospec.get(n)
-        call = "_arg_key(%s)" % n if kind is None else "_nospec_key(%s, _nospec[%r])" % (n, n)
-        lines.append("k%d, v%d = %s" % (i, i, call))
-        keys.append("k%d" % i)
+        if kind is not None:
+            lines.append("k%d, v%d = _nospec_key(%s, _nospec[%r])" % (i, i, n, n))
+        args.append(n)
         vals.append("v%d" % i)
+    if fn._nospec:
+        # Each argument's (key part, value) by itself: the do_not_specialize
+        # ones through _nospec_key.
+        for i, n in enumerate(names):
+            if n in args and n not in fn._nospec:
+                lines.append("k%d, v%d = _arg_key(%s)" % (i, i, n))
+        idx = [i for i, n in enumerate(names) if n in args]
+        lines.append("_ks = (%s)" % "".join("k%d, " % i for i in idx))
+        lines.append("_vs = (%s)" % "".join("v%d, " % i for i in idx))
+    else:
+        # Every argument's (key part, value) in one call.
+        lines.append("_ks, _vs = _arg_keys(%s)" % ", ".join(args))
     keys += ["type(num_warps), num_warps, type(num_stages), num_stages",
-             "_options(_tg_kw) if _tg_kw else ()", "_env()",
-             "device if device is None else _device_key(device)",
+             "_options(_tg_kw) if _tg_kw else ()", "_env(_ENVD, _ENVK)",
+             "device if device is None else device if type(device) is str else "
+             "(_DEVICE, id(device)) if type(device) is _DEVICE else _device_key(device)",
              "None if stream is None else _stream_key(stream)"]
     values = "(%s)" % "".join(n + ", " for n in names)
-    packed = "".join(v + ", " for v in vals)
     meta = "{%s}" % ", ".join("%r: %s" % (n, n) for n in names)
     name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
         fn.__name__) and not fn.__name__.startswith("_tg_") and fn.__name__ not in \
@@ -213,30 +229,22 @@ def {name}({params}):
         key = ({", ".join(keys)},)
         e = _entries[key]
     except _MISSES:
-        return {slow % ("key, key and (%s)" % packed)}
+        return {slow % "key, key and _vs"}
     ck = e.ck
     if ck._handle is None:
         return {slow % "None, None"}
     if callable(_tg_grid):
         _tg_grid = _tg_grid({meta})
-    g3 = _grid3(_tg_grid)
-    cfg = None if g3 is None else e.configs.get(g3)
-    if cfg is None:
-        cfg, g3 = e.config(_fn, _tg_grid)
-    if stream is None:
-        h = None if e.torch is None else e.torch.handle()
-    else:
-        h = stream._handle
-        if h is None:
-            return {slow % "None, None"}
     if _L._HOOKED:
-        if _hooked(_fn, e, g3, stream, {values}, h, cfg, ({packed})):
+        if _hooked(_fn, e, _tg_grid, stream, {values}, _vs):
             return ck
         return {slow % "None, None"}
-    err = e.run(h, cfg, {packed})
+    # The launch config, the stream (PyTorch's current one for stream None
+    # with torch CUDA tensors), packing and the driver call: Entry.go.
+    err = e.go(_tg_grid, stream, _vs)
     if err:
         _fail(e, err)
-    elif err is None:  # a value that does not pack as the kernel's type
+    elif err is None:  # a value that does not pack, or a freed stream
         return {slow % "None, None"}
     return ck
 
@@ -253,11 +261,13 @@ def key({params}):
     from . import _launch
     scope = {
         "_entries": state.entries, "_arg_key": accel.arg_key, "_nospec_key": _nospec_key,
+        "_arg_keys": accel.arg_keys,
         "_nospec": dict(fn._nospec), "_MISSES": (TypeError, ValueError, KeyError, _Miss),
-        "_options": lambda kw: _options(fn, kw), "_env": _rt.option_environment,
+        "_options": lambda kw: _options(fn, kw), "_env": state.env,
+        "_ENVD": _rt._environ_data, "_ENVK": _rt._option_env_keys, "_DEVICE": Device,
         "_device_key": _device_key, "_stream_key": _stream_key, "_NA": _NA,
         "_slow": lambda *a: _slow(fn, state, *a), "_fn": fn, "_L": _launch,
-        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key, "_grid3": accel.grid3,
+        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key,
         "_bind_error": lambda extra, values, kw: _bind_error(fn, extra, values, kw),
     }
     exec(compile(src, "<tegula launcher of %s>" % fn.__name__, "exec"), scope)  # noqa: S102
@@ -331,7 +341,8 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
         def record(*launched):
             # The option variables' values as the launch (which may have
             # loaded the plugins that declare them) left them.
-            _record(state, key[:-3] + (_rt.option_environment(),) + key[-2:], vals,
+            env = state.env(_rt._environ_data, _rt._option_env_keys)
+            _record(state, key[:-3] + (env,) + key[-2:], vals,
                     device, stream, *launched)
     return _launch._full_launch(fn, grid, arguments, num_warps, num_stages, device, stream,
                                 options, record)
@@ -341,11 +352,18 @@ def _fail(e, err):
     _rt.check(e.ck._runtime._lib, err)
 
 
-def _hooked(fn, e, g3, stream, values, h, cfg, vals):
+def _hooked(fn, e, grid, stream, values, vals):
     """A launch with CompiledKernel's launch hooks set (see _launch); False,
-    with no hook called, when a value does not pack (the full launch then
-    says which)."""
+    with no hook called, when a value does not pack or the stream was freed
+    (the full launch then says what)."""
     from . import _launch
+    cfg, g3 = _config(fn, e, grid)
+    if stream is None:
+        h = None if e.torch is None else e.torch.handle()
+    else:
+        h = stream._handle
+        if h is None:
+            return False
     try:
         e.pack(vals)
     except Exception:
@@ -359,6 +377,34 @@ def _hooked(fn, e, g3, stream, values, h, cfg, vals):
             _fail(e, err)
     _launch._run_hooked(fn, e.ck, g3, stream, dict(zip(fn.arg_names, values)), run)
     return True
+
+
+def _config(fn, e, grid):
+    """(address of the launch config, (x, y, z)) of |grid| for entry |e|."""
+    g3 = accel.grid3(grid)
+    cfg = None if g3 is None else e.configs.get(g3)
+    if cfg is None:
+        cfg, g3 = e.config(fn, grid)
+    return cfg, g3
+
+
+def _python_go(fn, e):
+    """Entry.go in Python (tegula._accel's runner does the same in C)."""
+    run, configs, grid3 = e.run, e.configs, accel.grid3
+
+    def go(grid, stream, vals):
+        g3 = grid3(grid)
+        cfg = None if g3 is None else configs.get(g3)
+        if cfg is None:
+            cfg, g3 = e.config(fn, grid)
+        if stream is None:
+            h = None if e.torch is None else e.torch.handle()
+        else:
+            h = stream._handle
+            if h is None:
+                return None
+        return run(h, cfg, *vals)
+    return go
 
 
 # -- Recording an entry ------------------------------------------------------------------
@@ -377,6 +423,7 @@ class _TorchStream:
         # torch._C._cuda_getCurrentRawStream, as Triton reads it, when torch has it.
         raw = getattr(getattr(_interop._torch(), "_C", None), "_cuda_getCurrentRawStream",
                       None)
+        self.raw = raw
         if raw is not None:
             streams = self.streams
 
@@ -456,7 +503,7 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     elif stream_arg is None and torch_cuda:
         return
     try:
-        run, check = _runner(ck, codes, offsets_used, total, convert)
+        run, check, layout = _runner(ck, codes, offsets_used, total, convert)
         if check(vals) != packed:
             return  # not the layout the runtime packs
     except Exception:
@@ -471,17 +518,31 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     e.block = ck.block
     e.torch = None if torch_index is None else _TorchStream(state.fn, device, torch_index)
     e.refs = refs
+    e.go = None
+    fn = state.fn
+    make = getattr(accel, "runner", None)
+    if layout is not None and make is not None:
+        torch = None if e.torch is None else (
+            e.torch.raw, torch_index, e.torch.streams, e.torch.handle)
+        try:
+            e.go = make(ctypes.cast(ck._runtime._lib.tegula_kernel_launch,
+                                    ctypes.c_void_p).value, ck._kernel, layout, e.configs,
+                        lambda grid: e.config(fn, grid), torch)
+        except Exception:  # pragma: no cover - an extension that cannot: Python's
+            e.go = None
+    if e.go is None:
+        e.go = _python_go(fn, e)
     if len(state.entries) >= _MAX_ENTRIES:
         state.entries.clear()
     state.entries[key] = e
 
 
 def _runner(ck, codes, offsets, total, convert):
-    """(run(stream, cfg, *values) -> 0 | error | None, pack(values) -> bytes)
-    for a kernel whose arguments are |codes| at |offsets|: through
-    tegula._accel when it is there and no value needs a conversion, else
-    struct. run returns None, and launches nothing, when a value does not
-    pack."""
+    """(run(stream, cfg, *values) -> 0 | error | None, pack(values) -> bytes,
+    the extension's layout or None) for a kernel whose arguments are |codes|
+    at |offsets|: through tegula._accel when it is there and no value needs
+    a conversion, else struct. run returns None, and launches nothing, when
+    a value does not pack."""
     lib = ck._runtime._lib
     launch_fn = lib.tegula_kernel_launch
     kernel = ck._kernel
@@ -490,5 +551,5 @@ def _runner(ck, codes, offsets, total, convert):
         if layout is not None:
             address = ctypes.cast(launch_fn, ctypes.c_void_p).value
             return (functools.partial(accel.launch, address, kernel, layout),
-                    lambda vals: accel.pack(layout, vals))
-    return _accel_py.struct_runner(launch_fn, kernel, codes, offsets, total, convert)
+                    lambda vals: accel.pack(layout, vals), layout)
+    return _accel_py.struct_runner(launch_fn, kernel, codes, offsets, total, convert) + (None,)

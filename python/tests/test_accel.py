@@ -204,3 +204,110 @@ def test_struct_runner_is_the_same_call():
     assert seen == [(5, None, 0x40, struct.pack("=Qi4x", 0xABC, -2))]
     assert run(None, 0x40, 1, 2 ** 40) is None and len(seen) == 1
     assert pack([0xABC, -2]) == struct.pack("=Qi4x", 0xABC, -2)
+
+
+@needs_c
+def test_arg_keys_is_arg_key_of_each():
+    a = np.zeros(8, np.float32)
+    rows = [(), (1,), (a, 16, 2.5, True), (a[1:], -3, 2 ** 40), (np.int64(7), 0.0)]
+    for values in rows:
+        want = (tuple(_accel_py.arg_key(v)[0] for v in values),
+                tuple(_accel_py.arg_key(v)[1] for v in values))
+        assert C.arg_keys(*values) == want == _accel_py.arg_keys(*values)
+    # One value without a key: no keys at all.
+    for values in [(a, None), ("text",), (1, 2 ** 70)]:
+        assert C.arg_keys(*values) is None and _accel_py.arg_keys(*values) is None
+
+
+@pytest.mark.parametrize("impl", ["c", "python"])
+def test_environment_key_names_the_values(impl):
+    if impl == "c" and C is None:
+        pytest.skip("tegula._accel is not built or not loaded")
+    key = C.environment_key if impl == "c" else _accel_py.environment_key
+    data = {b"A": b"1", b"B": b"x"}
+    keys = [b"A", b"C"]
+    first = key(data, keys)
+    assert key(data, keys) == first
+    data[b"B"] = b"y"  # not one of the keys: the same values
+    assert key(data, keys) == first
+    data[b"A"] = b"2"
+    second = key(data, keys)
+    assert second != first and key(data, keys) == second
+    data[b"C"] = b"on"
+    third = key(data, keys)
+    assert third not in (first, second)
+    del data[b"C"]
+    data[b"A"] = b"1"
+    assert key(data, keys) == first  # the values of the first call again
+    keys.append(b"B")  # a new variable: its value is part of the key now
+    fourth = key(data, keys)
+    assert fourth not in (first, second, third)
+    other = {b"A": b"1"}
+    assert key(other, [b"A", b"C"]) == first  # another dict, the same values
+    assert key(data, keys) == fourth
+
+
+class FakeStream:
+    def __init__(self, handle):
+        self._handle = handle
+
+
+@needs_c
+def test_runner_finds_config_and_stream_per_call():
+    seen = []
+    proto = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+    def fake_launch(kernel, stream, config, packed, size):
+        seen.append((kernel, stream, config, ctypes.string_at(packed, size)))
+        return 0x1234 if kernel == 7 else None
+    fn = proto(fake_launch)
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    layout = C.make_layout(["ptr", "i32"], [0, 8], 16)
+    configs = {(1, 1, 1): 0x40}
+    made = []
+
+    def config(grid):
+        if grid == "bad":
+            raise ValueError("bad grid")
+        made.append(grid)
+        return 0x80, (9, 1, 1)
+    current, asked = [0x51], []
+
+    def raw(index):
+        asked.append(index)
+        return current[0]
+    streams = {0x51: FakeStream(0xA1)}
+
+    def handle():  # the stream of a native handle met for the first time
+        streams[current[0]] = FakeStream(current[0] + 0x1000)
+        return current[0] + 0x1000
+    run = C.runner(address, 5, layout, configs, config, (raw, 3, streams, handle))
+    packed = struct.pack("=Qi4x", 0xABC, -2)
+    assert run((1,), None, (0xABC, -2)) == 0
+    assert seen[-1] == (5, 0xA1, 0x40, packed) and asked == [3] and not made
+    current[0] = 0x52  # PyTorch's current stream changed: the next launch follows
+    assert run((1, 1, 1), None, (0xABC, -2)) == 0
+    assert seen[-1][1] == 0x1052 and 0x52 in streams and asked == [3, 3]
+    assert run((1,), None, (0xABC, -2)) == 0 and seen[-1][1] == 0x1052
+    current[0] = 0x51
+    assert run((9,), None, (0xABC, -2)) == 0
+    assert seen[-1][1:3] == (0xA1, 0x80) and made == [(9,)]
+    # An explicit stream wins; a freed one is left to the full launch.
+    assert run((1,), FakeStream(0x77), (0xABC, -2)) == 0 and seen[-1][1] == 0x77
+    n = len(seen)
+    assert run((1,), FakeStream(None), (0xABC, -2)) is None
+    streams[0x51]._handle = None  # freed: handle() makes it again
+    assert run((1,), None, (0xABC, -2)) == 0 and seen[-1][1] == 0x1051
+    # Values that do not pack: None, nothing launched.
+    n = len(seen)
+    assert run((1,), None, (0xABC, 2 ** 40)) is None
+    assert run((1,), None, (-1, 2)) is None and len(seen) == n
+    with pytest.raises(ValueError, match="bad grid"):
+        run("bad", None, (0xABC, -2))
+    assert len(seen) == n
+    # No torch stream: the NULL stream; the error comes back as an int.
+    run7 = C.runner(address, 7, layout, configs, config, None)
+    assert run7((1,), None, (1, 2)) == 0x1234 and seen[-1][1] is None
+    with pytest.raises(TypeError):
+        run7((1,), None, [1, 2])

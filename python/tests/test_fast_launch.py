@@ -497,6 +497,37 @@ def test_torch_cuda_tensors(testdev, full, monkeypatch):
     assert (buf.to_numpy() == 7).all()
 
 
+def test_torch_raw_current_stream_is_read_per_launch(testdev, full, monkeypatch):
+    """With torch._C._cuda_getCurrentRawStream (as Triton reads it), every
+    fast launch asks it for the tensor's device and goes on the stream it
+    names: a change of PyTorch's current stream is followed."""
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    current, asked = [0x5150], []
+
+    def raw(index):
+        asked.append(index)
+        return current[0]
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=raw)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "uint32", FakeDevice("cuda", 1), numel=64)
+    used = []
+    for v, stream in ((5, 0x5150), (6, 0x6160), (7, 0x6160), (8, 0x5150)):
+        current[0] = stream
+        ck = fill_u32[(1,)](t, v, 64, BLOCK=128)
+        entry, = fill_u32._fast.entries.values()
+        used.append(sorted(entry.torch.streams))
+    assert len(full) == 1 and ck.device.name == "testdev:1"
+    assert asked.count(1) == len(asked) and len(asked) >= 4
+    # The fast launches wrapped each native stream once, when it was first
+    # current there (the first launch, a full one, wraps its own).
+    assert used == [[], [0x6160], [0x6160], [0x5150, 0x6160]]
+    assert sorted(s.native_handle for s in entry.torch.streams.values()) == [0x5150, 0x6160]
+    assert (buf.to_numpy() == 8).all()
+
+
 def test_unaligned_torch_tensor_respecializes(testdev, full, monkeypatch):
     monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
     from test_interop import FakeDevice, fake_torch

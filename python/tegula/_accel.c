@@ -29,7 +29,7 @@
  *                       (os.environ's dict): equal values, equal ints. The
  *                       last answer is kept until |data| changes (a dict
  *                       watcher, or the dict's version tag before Python
- *                       3.12) or |keys| grows.
+ *                       3.12) or another |keys| list comes, or it grows.
  *   runner(function, kernel, layout, configs, config, torch) -> a
  *                       callable run(grid, stream, values): the launch of
  *                       one launcher entry (see make_runner below).
@@ -524,6 +524,7 @@ static PyObject *arg_keys(PyObject *self, PyObject *const *args, Py_ssize_t narg
 /* -- environment_key --------------------------------------------------------- */
 
 static PyObject *g_env_data;   /* the dict watched */
+static PyObject *g_env_keys;   /* the list of names the last answer read */
 static PyObject *g_env_ids;    /* {values tuple: id} */
 static PyObject *g_env_last;   /* the id answered last */
 static Py_ssize_t g_env_nkeys = -1;
@@ -572,7 +573,7 @@ static PyObject *environment_key(PyObject *self, PyObject *const *args,
   int unchanged = !g_env_dirty && version == g_env_version;
   g_env_version = version;
 #endif
-  if (unchanged && n == g_env_nkeys && g_env_last) {
+  if (unchanged && keys == g_env_keys && n == g_env_nkeys && g_env_last) {
     Py_INCREF(g_env_last);
     return g_env_last;
   }
@@ -614,6 +615,8 @@ static PyObject *environment_key(PyObject *self, PyObject *const *args,
   }
   Py_DECREF(values);
   Py_XSETREF(g_env_last, id);
+  Py_INCREF(keys);
+  Py_XSETREF(g_env_keys, keys);
   g_env_nkeys = n;
   g_env_dirty = 0;
   Py_INCREF(id);

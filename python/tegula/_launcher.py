@@ -98,6 +98,9 @@ class LaunchState:
     def __init__(self, fn):
         self.fn = fn
         self.entries = {}
+        # [(key, entry)] of the last fast launch (one tuple: threads read and
+        # replace it whole).
+        self.last = [(None, None)]
         # The key part of the option variables' values: environment_key(
         # os.environ's dict, the variables' names as bytes).
         self.env = accel.environment_key if _rt._environ_data is not None else \
@@ -227,7 +230,12 @@ def {name}({params}):
     try:
 {body}
         key = ({", ".join(keys)},)
-        e = _entries[key]
+        last = _last[0]
+        if key == last[0]:  # the key of the last call: no hashing
+            e = last[1]
+        else:
+            e = _entries[key]
+            _last[0] = (key, e)
     except _MISSES:
         return {slow % "key, key and _vs"}
     ck = e.ck
@@ -260,7 +268,8 @@ def key({params}):
 """
     from . import _launch
     scope = {
-        "_entries": state.entries, "_arg_key": accel.arg_key, "_nospec_key": _nospec_key,
+        "_entries": state.entries, "_last": state.last, "_arg_key": accel.arg_key,
+        "_nospec_key": _nospec_key,
         "_arg_keys": accel.arg_keys,
         "_nospec": dict(fn._nospec), "_MISSES": (TypeError, ValueError, KeyError, _Miss),
         "_options": lambda kw: _options(fn, kw), "_env": state.env,

@@ -245,6 +245,8 @@ def test_environment_key_names_the_values(impl):
     other = {b"A": b"1"}
     assert key(other, [b"A", b"C"]) == first  # another dict, the same values
     assert key(data, keys) == fourth
+    assert key(data, [b"B", b"A"]) not in (first, second, third, fourth)  # other names
+    assert key(data, keys) == fourth
 
 
 class FakeStream:

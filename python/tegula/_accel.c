@@ -33,6 +33,9 @@
  *   runner(function, kernel, layout, configs, config, torch) -> a
  *                       callable run(grid, stream, values): the launch of
  *                       one launcher entry (see make_runner below).
+ *   quick(last, tail, grid, stream, *values) -> the launch of the last
+ *                       entry when the call has its key, else None (see
+ *                       quick below).
  *
  * NumPy arrays are read through the public fields of NumPy's array struct
  * (PyArrayObject_fields, the same in NumPy 1.x and 2.x); setup() checks them
@@ -695,21 +698,16 @@ static int stream_handle(PyObject *stream, void **out, int *none) {
   return rc;
 }
 
-static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargsf,
-                             PyObject *kwnames) {
-  Runner *r = (Runner *)self;
-  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-  if (nargs != 3 || kwnames || !PyTuple_Check(args[2])) {
-    PyErr_SetString(PyExc_TypeError, "run(grid, stream, values)");
-    return NULL;
-  }
-  void *cfg = runner_config(r, args[0]);
+/* run(grid, stream, values) of |r| with the |n| values at |values|. */
+static PyObject *runner_launch(Runner *r, PyObject *grid, PyObject *stream_arg,
+                               PyObject *const *values, Py_ssize_t n) {
+  void *cfg = runner_config(r, grid);
   if (!cfg)
     return NULL;
   void *stream = NULL;
   int none = 0;
-  if (args[1] != Py_None) {
-    if (stream_handle(args[1], &stream, &none))
+  if (stream_arg != Py_None) {
+    if (stream_handle(stream_arg, &stream, &none))
       return NULL;
     if (none)
       Py_RETURN_NONE;
@@ -747,7 +745,7 @@ static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargs
   char *packed = h->total <= sizeof(small) ? small : PyMem_Malloc(h->total);
   if (!packed)
     return PyErr_NoMemory();
-  if (pack_values(h, &PyTuple_GET_ITEM(args[2], 0), PyTuple_GET_SIZE(args[2]), packed)) {
+  if (pack_values(h, values, n, packed)) {
     if (packed != small)
       PyMem_Free(packed);
     if (PyErr_ExceptionMatches(PyExc_ValueError) ||
@@ -767,6 +765,17 @@ static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargs
   if (packed != small)
     PyMem_Free(packed);
   return PyLong_FromVoidPtr(err);
+}
+
+static PyObject *runner_call(PyObject *self, PyObject *const *args, size_t nargsf,
+                             PyObject *kwnames) {
+  Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (nargs != 3 || kwnames || !PyTuple_Check(args[2])) {
+    PyErr_SetString(PyExc_TypeError, "run(grid, stream, values)");
+    return NULL;
+  }
+  return runner_launch((Runner *)self, args[0], args[1], &PyTuple_GET_ITEM(args[2], 0),
+                       PyTuple_GET_SIZE(args[2]));
 }
 
 static PyTypeObject RunnerType = {
@@ -823,6 +832,141 @@ static PyObject *make_runner(PyObject *self, PyObject *args) {
   return (PyObject *)r;
 }
 
+/* -- quick ------------------------------------------------------------------- */
+
+/* Whether |v| has key part |part| (what arg_key(v)[0] would be), without
+ * making the key: 1 with *value set (a new reference: what arg_key(v)[1]
+ * would be), 0 when it has another, -1 with an exception. The common kinds
+ * are read here; any other goes through arg_key. */
+static int same_part(PyObject *v, PyObject *part, PyObject **value) {
+  PyTypeObject *t = Py_TYPE(v);
+  if (t == &PyLong_Type && PyLong_CheckExact(part)) {
+    int code = int_code(v);
+    if (code == -2)
+      return -1;
+    long want = PyLong_AsLong(part);
+    if (want == -1 && PyErr_Occurred())
+      return -1;
+    if (code < 0 || code != want)
+      return 0;
+    Py_INCREF(v);
+    *value = v;
+    return 1;
+  }
+  if ((t == &PyFloat_Type || t == &PyBool_Type) && part == (PyObject *)t) {
+    Py_INCREF(v);
+    *value = v;
+    return 1;
+  }
+  if (g_tensor && PyTuple_CheckExact(part) && PyTuple_GET_SIZE(part) == 4 &&
+      PyTuple_GET_ITEM(part, 0) == g_str_cuda && PyObject_TypeCheck(v, g_tensor) &&
+      flag(v, g_is_cuda, 0) == 1) {
+    /* A torch CUDA tensor, as tensor_key reads it. */
+    PyObject *ptr = PyObject_CallMethodNoArgs(v, g_data_ptr);
+    if (!ptr || !PyLong_CheckExact(ptr)) {
+      Py_XDECREF(ptr);
+      PyErr_Clear();
+      goto generic;
+    }
+    unsigned long long address = PyLong_AsUnsignedLongLong(ptr);
+    if (address == (unsigned long long)-1 && PyErr_Occurred()) {
+      Py_DECREF(ptr);
+      PyErr_Clear();
+      goto generic;
+    }
+    if (((address & 15) ? Py_False : Py_True) != PyTuple_GET_ITEM(part, 3)) {
+      Py_DECREF(ptr);
+      return 0;
+    }
+    PyObject *dtype = PyObject_GetAttr(v, g_dtype);
+    PyObject *index = dtype ? PyObject_CallMethodNoArgs(v, g_get_device) : NULL;
+    if (!index || !PyLong_Check(index)) {
+      Py_DECREF(ptr);
+      Py_XDECREF(dtype);
+      Py_XDECREF(index);
+      PyErr_Clear();
+      goto generic;
+    }
+    int same = dtype == PyTuple_GET_ITEM(part, 2)
+                   ? 1
+                   : PyObject_RichCompareBool(dtype, PyTuple_GET_ITEM(part, 2), Py_EQ);
+    if (same == 1)
+      same = PyObject_RichCompareBool(index, PyTuple_GET_ITEM(part, 1), Py_EQ);
+    Py_DECREF(dtype);
+    Py_DECREF(index);
+    if (same != 1) {
+      Py_DECREF(ptr);
+      return same;
+    }
+    *value = ptr;
+    return 1;
+  }
+generic:;
+  PyObject *kv = arg_key(NULL, v);
+  if (!kv)
+    return -1;
+  if (kv == Py_None || !PyTuple_Check(kv) || PyTuple_GET_SIZE(kv) != 2) {
+    Py_DECREF(kv);
+    return 0;
+  }
+  int same = PyObject_RichCompareBool(PyTuple_GET_ITEM(kv, 0), part, Py_EQ);
+  if (same == 1) {
+    *value = PyTuple_GET_ITEM(kv, 1);
+    Py_INCREF(*value);
+  }
+  Py_DECREF(kv);
+  return same;
+}
+
+/* quick(last, tail, grid, stream, *values): the launch of the last fast
+ * launch's entry when this call has its key. |last| is (key, entry, key
+ * parts of the arguments, tail, kernel, run) as the launcher keeps it:
+ * when |tail| (the key after the arguments' parts) equals its tail and
+ * every value has its part, the call launches through |run| (a Runner) and
+ * returns what run returns (0, or the error as an int); None when the
+ * call must take the launcher's other path (another key, no Runner, a
+ * kernel unloaded, a grid that is no tuple, a value that does not pack, a
+ * freed stream); an exception from the grid or the stream. */
+static PyObject *quick(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+  if (nargs < 4 || !PyTuple_CheckExact(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "quick(last, tail, grid, stream, *values)");
+    return NULL;
+  }
+  PyObject *last = args[0], *grid = args[2];
+  Py_ssize_t n = nargs - 4;
+  if (PyTuple_GET_SIZE(last) != 6 || !PyTuple_CheckExact(grid))
+    Py_RETURN_NONE;
+  PyObject *parts = PyTuple_GET_ITEM(last, 2), *run = PyTuple_GET_ITEM(last, 5);
+  if (!PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) != n ||
+      Py_TYPE(run) != &RunnerType || n > 64)
+    Py_RETURN_NONE;
+  int same = PyObject_RichCompareBool(args[1], PyTuple_GET_ITEM(last, 3), Py_EQ);
+  if (same != 1)
+    return same < 0 ? NULL : Py_NewRef(Py_None);
+  PyObject *handle = PyObject_GetAttr(PyTuple_GET_ITEM(last, 4), g_str_handle);
+  if (!handle)
+    return NULL;
+  Py_DECREF(handle);
+  if (handle == Py_None)
+    Py_RETURN_NONE; /* the kernel was unloaded */
+  PyObject *values[64];
+  Py_ssize_t got = 0;
+  PyObject *out = NULL;
+  for (; got < n; ++got) {
+    same = same_part(args[4 + got], PyTuple_GET_ITEM(parts, got), &values[got]);
+    if (same != 1) {
+      PyErr_Clear(); /* the launcher's other path reads the value again */
+      out = Py_NewRef(Py_None);
+      goto done;
+    }
+  }
+  out = runner_launch((Runner *)run, grid, args[3], values, n);
+done:
+  for (Py_ssize_t i = 0; i < got; ++i)
+    Py_DECREF(values[i]);
+  return out;
+}
+
 /* -- Setup ------------------------------------------------------------------ */
 
 static PyObject *setup(PyObject *self, PyObject *args) {
@@ -870,6 +1014,8 @@ static PyMethodDef methods[] = {
      "((key parts), (values)) of arg_key for each argument, or None"},
     {"environment_key", (PyCFunction)(void (*)(void))environment_key, METH_FASTCALL,
      "environment_key(data, keys): a small int naming the variables' values"},
+    {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL,
+     "quick(last, tail, grid, stream, *values): the last entry's launch, or None"},
     {"runner", make_runner, METH_VARARGS,
      "runner(function, kernel, layout, configs, config, torch)"},
     {"setup", setup, METH_VARARGS, "setup(fallback, ndarray, probe, probe_address)"},

@@ -4,16 +4,24 @@ what must be done per call:
 
 1. binding: the generated function has the kernel's parameters (kinds and
    defaults), so Python binds positional and keyword arguments itself;
-2. the specialization key, computed inline: per argument ``arg_key`` gives
-   its key part and the value to pack (Triton's specialization: an array's
-   dtype and 16-byte alignment, an int's i32/i64/u64 and :1/:16, the types
-   of floats and bools), constexprs by type and value, then num_warps,
-   num_stages, the compile options, the option variables' values, device=
-   and the stream's device;
-3. one dict lookup of that key for the entry the first full launch of the
-   key recorded (the loaded kernel, its argument layout, launch configs by
-   grid, how to find PyTorch's current stream);
-4. packing into a reused buffer and the driver call (``tegula_kernel_launch``).
+2. the specialization key, (the arguments' parts, tail): per argument
+   ``arg_key`` gives its key part and the value to pack (Triton's
+   specialization: an array's dtype and 16-byte alignment, an int's
+   i32/i64/u64 and :1/:16, the types of floats and bools; ``arg_keys``
+   reads them all in one call); the tail holds the constexprs by type and
+   value, num_warps, num_stages, the compile options, the option
+   variables' values (``environment_key``: an int kept until os.environ
+   changes), device= and the stream's device;
+3. the entry the first full launch of the key recorded (the loaded kernel,
+   its argument layout, launch configs by grid, how to find PyTorch's
+   current stream): the last call's when the key is the same (``quick``
+   compares each argument with the last call's parts without making the
+   key, and launches that entry; else the key is made and compared), else
+   one dict lookup;
+4. ``Entry.go``: the launch config of the grid, the stream (PyTorch's
+   current one, read on every launch, for torch CUDA tensors), packing and
+   the driver call (``tegula_kernel_launch``), in one C call where
+   ``tegula._accel`` has ``runner``.
 
 A key without an entry, an argument ``arg_key`` does not take, a value that
 does not pack as the compiled kernel's type, a freed stream or an unloaded
@@ -24,10 +32,12 @@ argument's specialization is part of the key, an unaligned view gets its
 own entry and kernel: it never reaches a kernel compiled for aligned
 pointers.
 
-``arg_key`` and the packing-and-call step come from the C extension
-``tegula._accel`` when it was built (CMake builds it where Python's
-development headers are) and from ``_accel_py`` otherwise; both give the
-same keys, values and packed bytes (tests/test_accel.py).
+``arg_key``, ``arg_keys``, ``environment_key`` and the packing-and-call
+step come from the C extension ``tegula._accel`` when it was built (CMake
+builds it where Python's development headers are) and from ``_accel_py``
+otherwise; both give the same keys, values and packed bytes
+(tests/test_accel.py). ``quick`` and ``runner`` exist only in C: without
+them the same steps run in Python.
 """
 
 import ctypes
@@ -98,9 +108,10 @@ class LaunchState:
     def __init__(self, fn):
         self.fn = fn
         self.entries = {}
-        # [(key, entry)] of the last fast launch (one tuple: threads read and
-        # replace it whole).
-        self.last = [(None, None)]
+        # [(key, entry, the arguments' key parts, the key's tail, the kernel,
+        # entry.go)] of the last fast launch: one tuple, which threads read
+        # and replace whole.
+        self.last = [(None,) * 6]
         # The key part of the option variables' values: environment_key(
         # os.environ's dict, the variables' names as bytes).
         self.env = accel.environment_key if _rt._environ_data is not None else \
@@ -184,7 +195,7 @@ def _generate(fn, state):
     params, defaults, kwdefaults, required = sig
     names = fn.arg_names
     cx = set(fn.constexprs)
-    keys, vals, args = ["_ks"], [], []
+    keys, vals, args = [], [], []
     lines = []
     for i, n in enumerate(names):
         if n in cx:
@@ -222,20 +233,37 @@ def _generate(fn, state):
     slow = "_slow(%%s, _tg_grid, %s, _tg_kw, num_warps, num_stages, device, stream)" % values
     unwrap = "".join("\n    if type(%s) is _CX:\n        %s = %s.value" % (n, n, n)
                      for n in names if n in cx)
+    # The key: (the arguments' parts, tail), the tail holding the rest.
+    quick = ""
+    if not fn._nospec and getattr(accel, "quick", None) is not None:
+        # The key of the last fast launch again: tegula._accel.quick
+        # compares each argument with its part there, without making the
+        # key, and launches that entry.
+        quick = f"""
+    if not _L._HOOKED:
+        err = _quick(last, tail, _tg_grid, stream, {", ".join(args)})
+        if err is not None:
+            if err:
+                _fail(last[1], err)
+            return last[4]"""
     src = f"""
 def {name}({params}):
     if {missing}:
         _bind_error(_tg_extra, {values}, _tg_kw){unwrap}
     key = None
     try:
+        tail = ({", ".join(keys)},)
+    except _MISSES:
+        return {slow % "None, None"}
+    last = _last[0]{quick}
+    try:
 {body}
-        key = ({", ".join(keys)},)
-        last = _last[0]
+        key = (_ks, tail)
         if key == last[0]:  # the key of the last call: no hashing
             e = last[1]
         else:
             e = _entries[key]
-            _last[0] = (key, e)
+            _last[0] = (key, e, _ks, tail, e.ck, e.go)
     except _MISSES:
         return {slow % "key, key and _vs"}
     ck = e.ck
@@ -262,13 +290,14 @@ def key({params}):
         return None{unwrap}
     try:
 {body}
-        return ({", ".join(keys)},)
+        return (_ks, ({", ".join(keys)},))
     except _MISSES:
         return None
 """
     from . import _launch
     scope = {
         "_entries": state.entries, "_last": state.last, "_arg_key": accel.arg_key,
+        "_quick": getattr(accel, "quick", None),
         "_nospec_key": _nospec_key,
         "_arg_keys": accel.arg_keys,
         "_nospec": dict(fn._nospec), "_MISSES": (TypeError, ValueError, KeyError, _Miss),
@@ -351,7 +380,8 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
             # The option variables' values as the launch (which may have
             # loaded the plugins that declare them) left them.
             env = state.env(_rt._environ_data, _rt._option_env_keys)
-            _record(state, key[:-3] + (env,) + key[-2:], vals,
+            parts, tail = key
+            _record(state, (parts, tail[:-3] + (env,) + tail[-2:]), vals,
                     device, stream, *launched)
     return _launch._full_launch(fn, grid, arguments, num_warps, num_stages, device, stream,
                                 options, record)

@@ -313,3 +313,74 @@ def test_runner_finds_config_and_stream_per_call():
     assert run7((1,), None, (1, 2)) == 0x1234 and seen[-1][1] is None
     with pytest.raises(TypeError):
         run7((1,), None, [1, 2])
+
+
+class FakeKernel:
+    def __init__(self):
+        self._handle = 1
+
+
+@needs_c
+def test_quick_launches_the_last_entry_only_for_its_key(monkeypatch):
+    """quick(last, tail, grid, stream, *values) launches the last entry
+    exactly when arg_keys would give the last call's key parts (and the
+    tail is the same), and reads each value as arg_key does."""
+    torch = fake_torch(monkeypatch)
+    C.set_tensor_type(torch.Tensor)
+    seen = []
+    proto = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+    def fake_launch(kernel, stream, config, packed, size):
+        seen.append(ctypes.string_at(packed, size))
+        return None
+    fn = proto(fake_launch)
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    layout = C.make_layout(["ptr", "ptr", "fp32", "i32"], [0, 8, 16, 20], 24)
+    run = C.runner(address, 5, layout, {(2, 1, 1): 0x40}, lambda g: 1 / 0, None)
+    t = torch.Tensor(0x10000, "float32", FakeDevice("cuda", 0))
+    u = torch.Tensor(0x20000, "float32", FakeDevice("cuda", 0))
+    first = (t, u, 2.0, 16)
+    parts, vals = C.arg_keys(*first)
+    kernel = FakeKernel()
+    tail = (int, 128, int, 4)
+    last = ("key", "entry", parts, tail, kernel, run)
+    assert C.quick(last, tail, (2,), None, *first) == 0
+    assert seen == [struct.pack("=QQfi", 0x10000, 0x20000, 2.0, 16)]
+    # Other key parts: arg_keys says which; quick launches for equal ones only.
+    others = [
+        (torch.Tensor(0x30000, "float32", FakeDevice("cuda", 0)), u, 3.5, 32),  # same parts
+        (torch.Tensor(0x30004, "float32", FakeDevice("cuda", 0)), u, 2.0, 16),  # unaligned
+        (torch.Tensor(0x30000, "float16", FakeDevice("cuda", 0)), u, 2.0, 16),  # dtype
+        (torch.Tensor(0x30000, "float32", FakeDevice("cuda", 1)), u, 2.0, 16),  # device
+        (torch.Tensor(0x30000, "float32", FakeDevice("cpu")), u, 2.0, 16),      # a CPU one
+        (t, u, 2, 16), (t, u, True, 16), (t, u, np.float32(2.0), 16),           # not a float
+        (t, u, 2.0, 17), (t, u, 2.0, 1), (t, u, 2.0, 2 ** 40), (t, u, 2.0, 16.0),
+        (t, u, 2.0, np.int32(16)), (t, u, 2.0, 2 ** 70), (t, u, 2.0, None),
+    ]
+    for values in others:
+        n = len(seen)
+        keys = C.arg_keys(*values)
+        want = keys is not None and keys[0] == parts
+        got = C.quick(last, tail, (2,), None, *values)
+        assert (got == 0) == want and (got is None) == (not want), values
+        assert len(seen) == n + want
+        if want:
+            assert seen[-1] == struct.pack("=QQfi", 0x30000, 0x20000, 3.5, 32)
+    # Not this entry's call: another tail, another count of values, a grid
+    # that is no tuple, an unloaded kernel, a value that does not pack.
+    n = len(seen)
+    assert C.quick(last, (int, 64, int, 4), (2,), None, *first) is None
+    assert C.quick(last, tail, (2,), None, t, u, 2.0) is None
+    assert C.quick(last, tail, lambda meta: (2,), None, *first) is None
+    assert C.quick((None,) * 6, tail, (2,), None, *first) is None
+    kernel._handle = None
+    assert C.quick(last, tail, (2,), None, *first) is None
+    kernel._handle = 1
+    big = torch.Tensor(0x10000, "float32", FakeDevice("cuda", 0))
+    big.data_ptr = lambda: 2 ** 64  # aligned, but no 64-bit address
+    assert C.quick(last, tail, (2,), None, big, u, 2.0, 16) is None
+    assert len(seen) == n
+    # The grid is checked as the launch checks it (config raises here).
+    with pytest.raises(ZeroDivisionError):
+        C.quick(last, tail, (3,), None, *first)

@@ -33,7 +33,7 @@
  *   runner(function, kernel, layout, configs, config, torch) -> a
  *                       callable run(grid, stream, values): the launch of
  *                       one launcher entry (see make_runner below).
- *   quick(last, tail, grid, stream, *values) -> the launch of the last
+ *   quick(last, grid, stream, raw, *values) -> the launch of the last
  *                       entry when the call has its key, else None (see
  *                       quick below).
  *
@@ -918,31 +918,52 @@ generic:;
   return same;
 }
 
-/* quick(last, tail, grid, stream, *values): the launch of the last fast
+/* Whether launch option or constexpr values |a| and |b| give the same key
+ * part: the same object, or equal ints or strs (exact types); anything else
+ * (floats, whose key is their literal, objects compared by value) only as
+ * the same object. 1, 0, or -1 with an exception. */
+static int same_raw(PyObject *a, PyObject *b) {
+  if (a == b)
+    return 1;
+  if (Py_TYPE(a) != Py_TYPE(b) || !(PyLong_CheckExact(a) || PyUnicode_CheckExact(a)))
+    return 0;
+  return PyObject_RichCompareBool(a, b, Py_EQ);
+}
+
+/* quick(last, grid, stream, raw, *values): the launch of the last fast
  * launch's entry when this call has its key. |last| is (key, entry, key
- * parts of the arguments, tail, kernel, run) as the launcher keeps it:
- * when |tail| (the key after the arguments' parts) equals its tail and
- * every value has its part, the call launches through |run| (a Runner) and
- * returns what run returns (0, or the error as an int); None when the
- * call must take the launcher's other path (another key, no Runner, a
- * kernel unloaded, a grid that is no tuple, a value that does not pack, a
- * freed stream); an exception from the grid or the stream. */
+ * parts of the arguments, raw, kernel, run) as the launcher keeps it; |raw|
+ * holds this call's constexprs, num_warps, num_stages, device, stream and
+ * environment key (no compile options). When every item of |raw| is the
+ * last call's (same_raw) and every value has its part there, the call
+ * launches through |run| (a Runner) and returns what run returns (0, or
+ * the error as an int); None when the call must take the launcher's other
+ * path (another key, no Runner, a kernel unloaded, a grid that is no tuple,
+ * a value that does not pack, a freed stream); an exception from the grid
+ * or the stream. */
 static PyObject *quick(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
-  if (nargs < 4 || !PyTuple_CheckExact(args[0])) {
-    PyErr_SetString(PyExc_TypeError, "quick(last, tail, grid, stream, *values)");
+  if (nargs < 4 || !PyTuple_CheckExact(args[0]) || !PyTuple_CheckExact(args[3])) {
+    PyErr_SetString(PyExc_TypeError, "quick(last, grid, stream, raw, *values)");
     return NULL;
   }
-  PyObject *last = args[0], *grid = args[2];
+  PyObject *last = args[0], *grid = args[1], *raw = args[3];
   Py_ssize_t n = nargs - 4;
   if (PyTuple_GET_SIZE(last) != 6 || !PyTuple_CheckExact(grid))
     Py_RETURN_NONE;
   PyObject *parts = PyTuple_GET_ITEM(last, 2), *run = PyTuple_GET_ITEM(last, 5);
+  PyObject *was = PyTuple_GET_ITEM(last, 3);
   if (!PyTuple_CheckExact(parts) || PyTuple_GET_SIZE(parts) != n ||
-      Py_TYPE(run) != &RunnerType || n > 64)
+      Py_TYPE(run) != &RunnerType || n > 64 || !PyTuple_CheckExact(was) ||
+      PyTuple_GET_SIZE(was) != PyTuple_GET_SIZE(raw))
     Py_RETURN_NONE;
-  int same = PyObject_RichCompareBool(args[1], PyTuple_GET_ITEM(last, 3), Py_EQ);
-  if (same != 1)
-    return same < 0 ? NULL : Py_NewRef(Py_None);
+  int same = 1;
+  for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(raw); ++i) {
+    same = same_raw(PyTuple_GET_ITEM(raw, i), PyTuple_GET_ITEM(was, i));
+    if (same != 1) {
+      PyErr_Clear();
+      Py_RETURN_NONE;
+    }
+  }
   PyObject *handle = PyObject_GetAttr(PyTuple_GET_ITEM(last, 4), g_str_handle);
   if (!handle)
     return NULL;
@@ -960,7 +981,7 @@ static PyObject *quick(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
       goto done;
     }
   }
-  out = runner_launch((Runner *)run, grid, args[3], values, n);
+  out = runner_launch((Runner *)run, grid, args[2], values, n);
 done:
   for (Py_ssize_t i = 0; i < got; ++i)
     Py_DECREF(values[i]);
@@ -1015,7 +1036,7 @@ static PyMethodDef methods[] = {
     {"environment_key", (PyCFunction)(void (*)(void))environment_key, METH_FASTCALL,
      "environment_key(data, keys): a small int naming the variables' values"},
     {"quick", (PyCFunction)(void (*)(void))quick, METH_FASTCALL,
-     "quick(last, tail, grid, stream, *values): the last entry's launch, or None"},
+     "quick(last, grid, stream, raw, *values): the last entry's launch, or None"},
     {"runner", make_runner, METH_VARARGS,
      "runner(function, kernel, layout, configs, config, torch)"},
     {"setup", setup, METH_VARARGS, "setup(fallback, ndarray, probe, probe_address)"},

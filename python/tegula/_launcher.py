@@ -234,14 +234,18 @@ def _generate(fn, state):
     unwrap = "".join("\n    if type(%s) is _CX:\n        %s = %s.value" % (n, n, n)
                      for n in names if n in cx)
     # The key: (the arguments' parts, tail), the tail holding the rest.
+    # raw: the values the tail is made of, which tegula._accel.quick
+    # compares with the last fast launch's (same objects, or equal ints and
+    # strs) along with each argument and its part there, without making
+    # the key, before it launches that entry. Calls with compile options
+    # keep no raw values: they never take it.
+    raw = "(%s)" % "".join(n + ", " for n in [n for n in names if n in cx] + [
+        "num_warps", "num_stages", "device", "stream"])
     quick = ""
     if not fn._nospec and getattr(accel, "quick", None) is not None:
-        # The key of the last fast launch again: tegula._accel.quick
-        # compares each argument with its part there, without making the
-        # key, and launches that entry.
         quick = f"""
-    if not _L._HOOKED:
-        err = _quick(last, tail, _tg_grid, stream, {", ".join(args)})
+    if not _tg_kw and not _L._HOOKED:
+        err = _quick(last, _tg_grid, stream, {raw[:-1]}_env(_ENVD, _ENVK)), {", ".join(args)})
         if err is not None:
             if err:
                 _fail(last[1], err)
@@ -250,20 +254,17 @@ def _generate(fn, state):
 def {name}({params}):
     if {missing}:
         _bind_error(_tg_extra, {values}, _tg_kw){unwrap}
+    last = _last[0]{quick}
     key = None
     try:
         tail = ({", ".join(keys)},)
-    except _MISSES:
-        return {slow % "None, None"}
-    last = _last[0]{quick}
-    try:
 {body}
         key = (_ks, tail)
         if key == last[0]:  # the key of the last call: no hashing
             e = last[1]
         else:
             e = _entries[key]
-            _last[0] = (key, e, _ks, tail, e.ck, e.go)
+            _last[0] = (key, e, _ks, None if _tg_kw else {raw[:-1]}tail[-3]), e.ck, e.go)
     except _MISSES:
         return {slow % "key, key and _vs"}
     ck = e.ck

@@ -322,9 +322,10 @@ class FakeKernel:
 
 @needs_c
 def test_quick_launches_the_last_entry_only_for_its_key(monkeypatch):
-    """quick(last, tail, grid, stream, *values) launches the last entry
-    exactly when arg_keys would give the last call's key parts (and the
-    tail is the same), and reads each value as arg_key does."""
+    """quick(last, grid, stream, raw, *values) launches the last entry
+    exactly when arg_keys would give the last call's key parts and the raw
+    values of the rest of the key are the last call's, and reads each value
+    as arg_key does."""
     torch = fake_torch(monkeypatch)
     C.set_tensor_type(torch.Tensor)
     seen = []
@@ -343,9 +344,10 @@ def test_quick_launches_the_last_entry_only_for_its_key(monkeypatch):
     first = (t, u, 2.0, 16)
     parts, vals = C.arg_keys(*first)
     kernel = FakeKernel()
-    tail = (int, 128, int, 4)
-    last = ("key", "entry", parts, tail, kernel, run)
-    assert C.quick(last, tail, (2,), None, *first) == 0
+    device = object()
+    raw = (128, 4, 3, device, None, 0)  # constexprs, num_warps, ..., environment key
+    last = ("key", "entry", parts, raw, kernel, run)
+    assert C.quick(last, (2,), None, raw, *first) == 0
     assert seen == [struct.pack("=QQfi", 0x10000, 0x20000, 2.0, 16)]
     # Other key parts: arg_keys says which; quick launches for equal ones only.
     others = [
@@ -362,25 +364,40 @@ def test_quick_launches_the_last_entry_only_for_its_key(monkeypatch):
         n = len(seen)
         keys = C.arg_keys(*values)
         want = keys is not None and keys[0] == parts
-        got = C.quick(last, tail, (2,), None, *values)
+        got = C.quick(last, (2,), None, raw, *values)
         assert (got == 0) == want and (got is None) == (not want), values
         assert len(seen) == n + want
         if want:
             assert seen[-1] == struct.pack("=QQfi", 0x30000, 0x20000, 3.5, 32)
-    # Not this entry's call: another tail, another count of values, a grid
-    # that is no tuple, an unloaded kernel, a value that does not pack.
+    # The raw values: the same objects, or equal ints and strs.
+    assert C.quick(last, (2,), None, (int("128"), 4, 3, device, None, 0), *first) == 0
+    assert C.quick(("key", "entry", parts, ("cuda:0",) + raw[1:], kernel, run), (2,), None,
+                   ("cuda:%d" % 0,) + raw[1:], *first) == 0
     n = len(seen)
-    assert C.quick(last, (int, 64, int, 4), (2,), None, *first) is None
-    assert C.quick(last, tail, (2,), None, t, u, 2.0) is None
-    assert C.quick(last, tail, lambda meta: (2,), None, *first) is None
-    assert C.quick((None,) * 6, tail, (2,), None, *first) is None
+    for other in [(64, 4, 3, device, None, 0), (128.0, 4, 3, device, None, 0),
+                  (True, 4, 3, device, None, 0), (128, 4, 3, object(), None, 0),
+                  (128, 4, 3, device, None, 1), (128, 4, 3, device, None),
+                  (1.5,) + raw[1:]]:
+        assert C.quick(last, (2,), None, other, *first) is None, other
+    # A float is its literal in the key (0.0 is not -0.0): only the same object.
+    f = float("1.5")
+    assert C.quick(("k", "e", parts, (f,) + raw[1:], kernel, run), (2,), None,
+                   (float("1.5"),) + raw[1:], *first) is None
+    assert C.quick(("k", "e", parts, (f,) + raw[1:], kernel, run), (2,), None,
+                   (f,) + raw[1:], *first) == 0
+    # Not this entry's call: another count of values, a grid that is no
+    # tuple, no last call, an unloaded kernel, a value that does not pack.
+    n = len(seen)
+    assert C.quick(last, (2,), None, raw, t, u, 2.0) is None
+    assert C.quick(last, lambda meta: (2,), None, raw, *first) is None
+    assert C.quick((None,) * 6, (2,), None, raw, *first) is None
     kernel._handle = None
-    assert C.quick(last, tail, (2,), None, *first) is None
+    assert C.quick(last, (2,), None, raw, *first) is None
     kernel._handle = 1
     big = torch.Tensor(0x10000, "float32", FakeDevice("cuda", 0))
     big.data_ptr = lambda: 2 ** 64  # aligned, but no 64-bit address
-    assert C.quick(last, tail, (2,), None, big, u, 2.0, 16) is None
+    assert C.quick(last, (2,), None, raw, big, u, 2.0, 16) is None
     assert len(seen) == n
     # The grid is checked as the launch checks it (config raises here).
     with pytest.raises(ZeroDivisionError):
-        C.quick(last, tail, (3,), None, *first)
+        C.quick(last, (3,), None, raw, *first)

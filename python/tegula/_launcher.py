@@ -206,9 +206,10 @@ def _generate(fn, state):
             lines.append("k%d, v%d = _nospec_key(%s, _nospec[%r])" % (i, i, n, n))
         args.append(n)
         vals.append("v%d" % i)
-    if fn._nospec:
+    if fn._nospec or not getattr(accel, "available", False):
         # Each argument's (key part, value) by itself: the do_not_specialize
-        # ones through _nospec_key.
+        # ones through _nospec_key; in Python (no tegula._accel), inline
+        # calls cost less than arg_keys' loop.
         for i, n in enumerate(names):
             if n in args and n not in fn._nospec:
                 lines.append("k%d, v%d = _arg_key(%s)" % (i, i, n))

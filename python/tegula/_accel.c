@@ -569,10 +569,7 @@ static PyObject *environment_key(PyObject *self, PyObject *const *args,
 #if PY_VERSION_HEX >= 0x030C0000
   int unchanged = g_env_watcher >= 0 && !g_env_dirty;
 #else
-  _Py_COMP_DIAG_PUSH
-  _Py_COMP_DIAG_IGNORE_DEPR_DECLS
   uint64_t version = ((PyDictObject *)data)->ma_version_tag;
-  _Py_COMP_DIAG_POP
   int unchanged = !g_env_dirty && version == g_env_version;
   g_env_version = version;
 #endif
@@ -834,6 +831,11 @@ static PyObject *make_runner(PyObject *self, PyObject *args) {
 
 /* -- quick ------------------------------------------------------------------- */
 
+static PyObject *none_ref(void) { /* Py_NewRef(Py_None) before Python 3.10 */
+  Py_INCREF(Py_None);
+  return Py_None;
+}
+
 /* Whether |v| has key part |part| (what arg_key(v)[0] would be), without
  * making the key: 1 with *value set (a new reference: what arg_key(v)[1]
  * would be), 0 when it has another, -1 with an exception. The common kinds
@@ -977,7 +979,7 @@ static PyObject *quick(PyObject *self, PyObject *const *args, Py_ssize_t nargs) 
     same = same_part(args[4 + got], PyTuple_GET_ITEM(parts, got), &values[got]);
     if (same != 1) {
       PyErr_Clear(); /* the launcher's other path reads the value again */
-      out = Py_NewRef(Py_None);
+      out = none_ref();
       goto done;
     }
   }

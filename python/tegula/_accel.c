@@ -717,8 +717,13 @@ static PyObject *runner_launch(Runner *r, PyObject *grid, PyObject *stream_arg,
     if (!s && PyErr_Occurred())
       return NULL;
     none = 1;
-    if (s && stream_handle(s, &stream, &none))
-      return NULL;
+    if (s) {
+      Py_INCREF(s); /* borrowed from a dict that Python code may change */
+      int rc = stream_handle(s, &stream, &none);
+      Py_DECREF(s);
+      if (rc)
+        return NULL;
+    }
     if (none) { /* a stream not wrapped yet, or freed: handle() makes it */
       PyObject *h = PyObject_CallNoArgs(r->handle);
       if (!h)

@@ -255,6 +255,8 @@ def _generate(fn, state):
 def {name}({params}):
     if {missing}:
         _bind_error(_tg_extra, {values}, _tg_kw){unwrap}
+    if callable(_tg_grid):  # called once per launch: the full launch gets its grid
+        _tg_grid = _tg_grid({meta})
     last = _last[0]{quick}
     key = None
     try:
@@ -271,8 +273,6 @@ def {name}({params}):
     ck = e.ck
     if ck._handle is None:
         return {slow % "None, None"}
-    if callable(_tg_grid):
-        _tg_grid = _tg_grid({meta})
     if _L._HOOKED:
         if _hooked(_fn, e, _tg_grid, stream, {values}, _vs):
             return ck

@@ -640,15 +640,34 @@ typedef struct {
   PyObject *layout, *configs, *config, *raw, *index, *streams, *handle;
 } Runner;
 
+/* The runner takes part in the cycle collector: its config callable and
+ * stream dict lead back to the entry that holds it. */
+static int runner_traverse(Runner *r, visitproc visit, void *arg) {
+  Py_VISIT(r->layout);
+  Py_VISIT(r->configs);
+  Py_VISIT(r->config);
+  Py_VISIT(r->raw);
+  Py_VISIT(r->index);
+  Py_VISIT(r->streams);
+  Py_VISIT(r->handle);
+  return 0;
+}
+
+static int runner_clear(Runner *r) {
+  Py_CLEAR(r->layout);
+  Py_CLEAR(r->configs);
+  Py_CLEAR(r->config);
+  Py_CLEAR(r->raw);
+  Py_CLEAR(r->index);
+  Py_CLEAR(r->streams);
+  Py_CLEAR(r->handle);
+  return 0;
+}
+
 static void runner_dealloc(Runner *r) {
-  Py_XDECREF(r->layout);
-  Py_XDECREF(r->configs);
-  Py_XDECREF(r->config);
-  Py_XDECREF(r->raw);
-  Py_XDECREF(r->index);
-  Py_XDECREF(r->streams);
-  Py_XDECREF(r->handle);
-  PyObject_Free(r);
+  PyObject_GC_UnTrack(r);
+  runner_clear(r);
+  PyObject_GC_Del(r);
 }
 
 /* The config address of |grid|: 0 with an exception on failure. */
@@ -698,6 +717,10 @@ static int stream_handle(PyObject *stream, void **out, int *none) {
 /* run(grid, stream, values) of |r| with the |n| values at |values|. */
 static PyObject *runner_launch(Runner *r, PyObject *grid, PyObject *stream_arg,
                                PyObject *const *values, Py_ssize_t n) {
+  if (!r->layout || !r->configs || !r->config || !r->handle) {
+    PyErr_SetString(PyExc_RuntimeError, "the runner was cleared");
+    return NULL;
+  }
   void *cfg = runner_config(r, grid);
   if (!cfg)
     return NULL;
@@ -786,7 +809,9 @@ static PyTypeObject RunnerType = {
     .tp_dealloc = (destructor)runner_dealloc,
     .tp_vectorcall_offset = offsetof(Runner, vectorcall),
     .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_HAVE_GC,
+    .tp_traverse = (traverseproc)runner_traverse,
+    .tp_clear = (inquiry)runner_clear,
     .tp_doc = "run(grid, stream, values): one launcher entry's launch",
 };
 
@@ -816,7 +841,7 @@ static PyObject *make_runner(PyObject *self, PyObject *args) {
     PyErr_SetString(PyExc_ValueError, "runner: no function");
     return NULL;
   }
-  Runner *r = PyObject_New(Runner, &RunnerType);
+  Runner *r = PyObject_GC_New(Runner, &RunnerType);
   if (!r)
     return NULL;
   r->vectorcall = runner_call;
@@ -831,6 +856,7 @@ static PyObject *make_runner(PyObject *self, PyObject *args) {
   KEEP(streams, streams)
   KEEP(handle, handle)
 #undef KEEP
+  PyObject_GC_Track(r);
   return (PyObject *)r;
 }
 

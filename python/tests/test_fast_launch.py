@@ -528,6 +528,32 @@ def test_torch_raw_current_stream_is_read_per_launch(testdev, full, monkeypatch)
     assert (buf.to_numpy() == 8).all()
 
 
+def test_dropped_launchers_are_collected(testdev, full, monkeypatch):
+    """An entry's runner leads back to the entry (its launch config maker,
+    its streams): the cycle collector must free a launcher that is dropped,
+    and the kernels its entries hold, with or without torch streams."""
+    import gc
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0x5150)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "uint32", FakeDevice("cuda", 1), numel=64)
+
+    def ours():
+        return [o for o in gc.get_objects()
+                if type(o) is _launcher.Entry and getattr(o.ck, "_fn", None) is fill_u32]
+    for _ in range(3):
+        for arg in (buf, t):
+            fill_u32[(1,)](arg, 3, 64, BLOCK=128)
+            fill_u32[(1,)](arg, 4, 64, BLOCK=128)
+        assert len(ours()) >= 1
+        fill_u32._fast = None
+    gc.collect()
+    assert ours() == []
+
+
 def test_unaligned_torch_tensor_respecializes(testdev, full, monkeypatch):
     monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
     from test_interop import FakeDevice, fake_torch

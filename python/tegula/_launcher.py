@@ -79,6 +79,15 @@ def _device_key(device):
     raise _Miss
 
 
+def _stream_raw(stream):
+    """What quick's raw values hold of a stream= that is no None: the
+    device of a tegula.Stream (all its key says; the stream itself is not
+    kept alive), else an object no later call has."""
+    if type(stream) is Stream:
+        return stream.device
+    return object()
+
+
 def _stream_key(stream):
     if type(stream) is Stream and stream._handle is not None:
         return (Stream, id(stream.device))
@@ -241,7 +250,7 @@ def _generate(fn, state):
     # the key, before it launches that entry. Calls with compile options
     # keep no raw values: they never take it.
     raw = "(%s)" % "".join(n + ", " for n in [n for n in names if n in cx] + [
-        "num_warps", "num_stages", "device", "stream"])
+        "num_warps", "num_stages", "device", "stream if stream is None else _stream_raw(stream)"])
     quick = ""
     if not fn._nospec and getattr(accel, "quick", None) is not None:
         quick = f"""
@@ -305,7 +314,8 @@ def key({params}):
         "_nospec": dict(fn._nospec), "_MISSES": (TypeError, ValueError, KeyError, _Miss),
         "_options": lambda kw: _options(fn, kw), "_env": state.env,
         "_ENVD": _rt._environ_data, "_ENVK": _rt._option_env_keys, "_DEVICE": Device,
-        "_device_key": _device_key, "_stream_key": _stream_key, "_NA": _NA,
+        "_device_key": _device_key, "_stream_key": _stream_key, "_stream_raw": _stream_raw,
+        "_NA": _NA,
         "_slow": lambda *a: _slow(fn, state, *a), "_fn": fn, "_L": _launch,
         "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key,
         "_bind_error": lambda extra, values, kw: _bind_error(fn, extra, values, kw),

@@ -528,6 +528,34 @@ def test_torch_raw_current_stream_is_read_per_launch(testdev, full, monkeypatch)
     assert (buf.to_numpy() == 8).all()
 
 
+def test_streams_of_one_device_share_the_quick_launch(testdev, full):
+    """stream= is in the key by its device: streams of one device take the
+    same entry, each launch on its own stream, and the launcher keeps no
+    stream of an earlier call alive."""
+    import weakref
+    from kernels.testdev_kernels import fill_u32
+    buf = tegula.empty(64, np.uint32, device=testdev)
+    s1, s2 = testdev.stream(), testdev.stream()
+    fill_u32[(1,)](buf, 9, 64, BLOCK=128, stream=s1)  # the first launches
+    fill_u32[(1,)](buf, 9, 64, BLOCK=128, stream=s1)  # of this process may load plugins
+    first = len(full)
+    for v, s in ((2, s1), (3, s1), (5, s2), (6, s2), (7, s1)):  # ints of one specialization
+        fill_u32[(1,)](buf, v, 64, BLOCK=128, stream=s)
+    s1.synchronize()
+    s2.synchronize()
+    assert len(full) == first and (buf.to_numpy() == 7).all()
+    last = fill_u32._fast.last[0]
+    assert last[0] is not None and not any(x is s1 or x is s2 for x in last[3])
+    try:
+        gone = weakref.ref(s2)
+    except TypeError:  # pragma: no cover - a Stream without weak references
+        return
+    del s2
+    import gc
+    gc.collect()
+    assert gone() is None
+
+
 def test_dropped_launchers_are_collected(testdev, full, monkeypatch):
     """An entry's runner leads back to the entry (its launch config maker,
     its streams): the cycle collector must free a launcher that is dropped,

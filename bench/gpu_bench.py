@@ -725,8 +725,10 @@ def launch_overhead(env, args):
     def make(impl):
         if impl == "tegula":
             k = load_tegula("vector_add.py")["add_kernel"]
-            return lambda: k[(1,)](x, y, out, n, BLOCK_SIZE=1024, device=env.dev,
-                                   stream=env.stream)
+            fn = lambda: k[(1,)](x, y, out, n, BLOCK_SIZE=1024, device=env.dev,  # noqa: E731
+                                 stream=env.stream)
+            fn.kernel = k
+            return fn
         if impl == "triton":
             kt = triton_kernel(load_triton("vector_add.py"), "add_kernel")
             return lambda: kt[(1,)](x, y, out, n, BLOCK_SIZE=1024)
@@ -738,6 +740,7 @@ def launch_overhead(env, args):
             r.update(enqueue_us=enqueue, with_sync_us=with_sync)
             if name == "tegula":
                 r.update(tegula_launch_steps(env, make, count))
+                r.update(tegula_runtime_call(env, make, count, (x, y, out, n)))
         except Exception as e:
             r["error"] = error_kind(e, name)
     return result
@@ -755,6 +758,32 @@ def time_launches(env, fn, count):
     env.sync()
     t2 = time.perf_counter()
     return (t1 - t0) / count * 1e6, (t2 - t0) / count * 1e6
+
+
+def tegula_runtime_call(env, make, count, values):
+    """Enqueue µs of the launcher entry's packing and tegula_kernel_launch
+    alone (the extension's launch, on the stream a launch would use), i.e.
+    what the runtime, the nvidia plugin and the driver cost; the rest of
+    the enqueue time is the Python package's."""
+    try:
+        from tegula import _launcher
+        fn = make("tegula")
+        fn()
+        fn()
+        entry, = fn.kernel._fast.entries.values()
+        cfg = next(iter(entry.configs.values()))
+        h = entry.torch.handle() if entry.torch is not None else (
+            env.stream._require() if env.stream is not None else None)
+        vals = _launcher.accel.arg_keys(*values)[1]
+        run = entry.run
+
+        def call():
+            err = run(h, cfg, *vals)
+            if err:
+                raise RuntimeError("tegula_kernel_launch failed")
+        return {"runtime_call_enqueue_us": time_launches(env, call, count)[0]}
+    except Exception as e:  # a launcher without these: leave the figure out
+        return {"runtime_call_error": "%s: %s" % (type(e).__name__, e)}
 
 
 def tegula_launch_steps(env, make, count):
@@ -1166,6 +1195,9 @@ def print_table(results, file=sys.stdout):
                 if "python_steps_enqueue_us" in r:
                     p("%-8s enqueue %8.2f   with the Python launcher steps (no tegula._accel)"
                       % (impl, r["python_steps_enqueue_us"]))
+                if "runtime_call_enqueue_us" in r:
+                    p("%-8s enqueue %8.2f   packing and tegula_kernel_launch alone"
+                      % (impl, r["runtime_call_enqueue_us"]))
         imps = launch.get("impls", {})
         tg, tr = imps.get("tegula", {}), imps.get("triton", {})
         if "enqueue_us" in tg and tr.get("enqueue_us"):

@@ -163,6 +163,10 @@ public:
   /// Lets the kernel have |bytes| of dynamic shared memory, which CUDA
   /// needs it to opt in to above 48 KiB; in the device's context.
   Status allowSharedMemory(uint64_t bytes) {
+    // Every kernel may use the default without opting in: no lock for the
+    // launches of most kernels.
+    if (bytes <= kDefaultSharedMemoryLimit)
+      return Status::success();
     std::lock_guard<std::mutex> lock(attributeMutex);
     if (bytes <= sharedLimit)
       return Status::success();

@@ -14,16 +14,28 @@ development headers are). Both give the same results:
     TensorWrapper ``(TensorWrapper, its dtype, its base's key part)``. Views whose
     elements overlap, subclasses of ndarray and anything else give None.
 
+``arg_keys(*values)``
+    ``((key parts), (values to pack))`` of ``arg_key`` for every value, or
+    None when one has no key.
+
+``environment_key(data, keys)``
+    a small int naming the values of the option variables |keys| (bytes) in
+    |data| (``os.environ``'s own dict; None: read them through
+    ``_runtime.option_environment``): equal values give equal ints, and an
+    int is never given to other values. The extension keeps its last answer
+    until the dict changes.
+
 ``struct_runner(...)``
     packing (``struct``, into a reused buffer) and the driver call through
     ctypes; ``_accel`` packs and calls in C (``make_layout``, ``pack``,
-    ``launch``).
+    ``launch``, and ``runner``: a launcher entry's whole launch).
 
 ``TEGULA_NO_ACCEL=1`` in the environment keeps ``_accel`` unloaded.
 """
 
 import ctypes
 import importlib.machinery
+import itertools
 import importlib.util
 import os
 import struct
@@ -115,6 +127,37 @@ def arg_key(v):
     if _interop.is_torch_tensor(v):
         return _torch_key(v)
     return None
+
+
+def arg_keys(*values):
+    """See the module doc."""
+    keys, vals = [], []
+    for v in values:
+        kv = arg_key(v)
+        if kv is None:
+            return None
+        keys.append(kv[0])
+        vals.append(kv[1])
+    return tuple(keys), tuple(vals)
+
+
+_ENV_IDS = {}
+_env_ids = itertools.count()
+
+
+def environment_key(data, keys):
+    """See the module doc."""
+    if data is None:
+        from . import _runtime
+        values = _runtime.option_environment()
+    else:
+        values = tuple(map(data.get, keys))
+    i = _ENV_IDS.get(values)
+    if i is None:
+        if len(_ENV_IDS) >= 256:
+            _ENV_IDS.clear()  # ids are never reused: known values get new ones
+        i = _ENV_IDS[values] = next(_env_ids)
+    return i
 
 
 def _torch_key(v):
@@ -235,6 +278,8 @@ class _Fallback:
     """The accel interface in Python: arg_key here, packing by struct."""
 
     arg_key = staticmethod(arg_key)
+    arg_keys = staticmethod(arg_keys)
+    environment_key = staticmethod(environment_key)
     grid3 = staticmethod(grid3)
     available = False
 
@@ -298,6 +343,11 @@ def load_accel():
     torch = _interop._torch()
     if torch is not None:
         mod.set_tensor_type(torch.Tensor)
+    # An extension built from an older _accel.c: the steps it lacks in Python.
+    if not hasattr(mod, "arg_keys"):
+        mod.arg_keys = arg_keys
+    if not hasattr(mod, "environment_key"):
+        mod.environment_key = environment_key
     _accel = mod
     mod.available = True
     return mod

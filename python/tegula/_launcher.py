@@ -4,16 +4,24 @@ what must be done per call:
 
 1. binding: the generated function has the kernel's parameters (kinds and
    defaults), so Python binds positional and keyword arguments itself;
-2. the specialization key, computed inline: per argument ``arg_key`` gives
-   its key part and the value to pack (Triton's specialization: an array's
-   dtype and 16-byte alignment, an int's i32/i64/u64 and :1/:16, the types
-   of floats and bools), constexprs by type and value, then num_warps,
-   num_stages, the compile options, the option variables' values, device=
-   and the stream's device;
-3. one dict lookup of that key for the entry the first full launch of the
-   key recorded (the loaded kernel, its argument layout, launch configs by
-   grid, how to find PyTorch's current stream);
-4. packing into a reused buffer and the driver call (``tegula_kernel_launch``).
+2. the specialization key, (the arguments' parts, tail): per argument
+   ``arg_key`` gives its key part and the value to pack (Triton's
+   specialization: an array's dtype and 16-byte alignment, an int's
+   i32/i64/u64 and :1/:16, the types of floats and bools; ``arg_keys``
+   reads them all in one call); the tail holds the constexprs by type and
+   value, num_warps, num_stages, the compile options, the option
+   variables' values (``environment_key``: an int kept until os.environ
+   changes), device= and the stream's device;
+3. the entry the first full launch of the key recorded (the loaded kernel,
+   its argument layout, launch configs by grid, how to find PyTorch's
+   current stream): the last call's when the key is the same (``quick``
+   compares each argument with the last call's parts without making the
+   key, and launches that entry; else the key is made and compared), else
+   one dict lookup;
+4. ``Entry.go``: the launch config of the grid, the stream (PyTorch's
+   current one, read on every launch, for torch CUDA tensors), packing and
+   the driver call (``tegula_kernel_launch``), in one C call where
+   ``tegula._accel`` has ``runner``.
 
 A key without an entry, an argument ``arg_key`` does not take, a value that
 does not pack as the compiled kernel's type, a freed stream or an unloaded
@@ -24,10 +32,12 @@ argument's specialization is part of the key, an unaligned view gets its
 own entry and kernel: it never reaches a kernel compiled for aligned
 pointers.
 
-``arg_key`` and the packing-and-call step come from the C extension
-``tegula._accel`` when it was built (CMake builds it where Python's
-development headers are) and from ``_accel_py`` otherwise; both give the
-same keys, values and packed bytes (tests/test_accel.py).
+``arg_key``, ``arg_keys``, ``environment_key`` and the packing-and-call
+step come from the C extension ``tegula._accel`` when it was built (CMake
+builds it where Python's development headers are) and from ``_accel_py``
+otherwise; both give the same keys, values and packed bytes
+(tests/test_accel.py). ``quick`` and ``runner`` exist only in C: without
+them the same steps run in Python.
 """
 
 import ctypes
@@ -69,6 +79,15 @@ def _device_key(device):
     raise _Miss
 
 
+def _stream_raw(stream):
+    """What quick's raw values hold of a stream= that is no None: the
+    device of a tegula.Stream (all its key says; the stream itself is not
+    kept alive), else an object no later call has."""
+    if type(stream) is Stream:
+        return stream.device
+    return object()
+
+
 def _stream_key(stream):
     if type(stream) is Stream and stream._handle is not None:
         return (Stream, id(stream.device))
@@ -98,13 +117,21 @@ class LaunchState:
     def __init__(self, fn):
         self.fn = fn
         self.entries = {}
+        # [(key, entry, the arguments' key parts, the key's tail, the kernel,
+        # entry.go)] of the last fast launch: one tuple, which threads read
+        # and replace whole.
+        self.last = [(None,) * 6]
+        # The key part of the option variables' values: environment_key(
+        # os.environ's dict, the variables' names as bytes).
+        self.env = accel.environment_key if _rt._environ_data is not None else \
+            _accel_py.environment_key
         self.launch, self.key = _generate(fn, self)
 
 
 class Entry:
     """What a launch of one key needs: see the module doc."""
 
-    __slots__ = ("ck", "device", "run", "pack", "configs", "config_objects", "block",
+    __slots__ = ("ck", "device", "run", "go", "pack", "configs", "config_objects", "block",
                  "torch", "refs")
 
     def config(self, fn, grid):
@@ -177,23 +204,36 @@ def _generate(fn, state):
     params, defaults, kwdefaults, required = sig
     names = fn.arg_names
     cx = set(fn.constexprs)
-    keys, vals = [], []
+    keys, vals, args = [], [], []
     lines = []
     for i, n in enumerate(names):
         if n in cx:
             keys.append("type(%s), %s if type(%s) is int else _cx_key(%s)" % (n, n, n, n))
             continue
         kind = fn._nospec.get(n)
-        call = "_arg_key(%s)" % n if kind is None else "_nospec_key(%s, _nospec[%r])" % (n, n)
-        lines.append("k%d, v%d = %s" % (i, i, call))
-        keys.append("k%d" % i)
+        if kind is not None:
+            lines.append("k%d, v%d = _nospec_key(%s, _nospec[%r])" % (i, i, n, n))
+        args.append(n)
         vals.append("v%d" % i)
+    if fn._nospec or not getattr(accel, "available", False):
+        # Each argument's (key part, value) by itself: the do_not_specialize
+        # ones through _nospec_key; in Python (no tegula._accel), inline
+        # calls cost less than arg_keys' loop.
+        for i, n in enumerate(names):
+            if n in args and n not in fn._nospec:
+                lines.append("k%d, v%d = _arg_key(%s)" % (i, i, n))
+        idx = [i for i, n in enumerate(names) if n in args]
+        lines.append("_ks = (%s)" % "".join("k%d, " % i for i in idx))
+        lines.append("_vs = (%s)" % "".join("v%d, " % i for i in idx))
+    else:
+        # Every argument's (key part, value) in one call.
+        lines.append("_ks, _vs = _arg_keys(%s)" % ", ".join(args))
     keys += ["type(num_warps), num_warps, type(num_stages), num_stages",
-             "_options(_tg_kw) if _tg_kw else ()", "_env()",
-             "device if device is None else _device_key(device)",
+             "_options(_tg_kw) if _tg_kw else ()", "_env(_ENVD, _ENVK)",
+             "device if device is None else device if type(device) is str else "
+             "(_DEVICE, id(device)) if type(device) is _DEVICE else _device_key(device)",
              "None if stream is None else _stream_key(stream)"]
     values = "(%s)" % "".join(n + ", " for n in names)
-    packed = "".join(v + ", " for v in vals)
     meta = "{%s}" % ", ".join("%r: %s" % (n, n) for n in names)
     name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
         fn.__name__) and not fn.__name__.startswith("_tg_") and fn.__name__ not in \
@@ -203,40 +243,55 @@ def _generate(fn, state):
     slow = "_slow(%%s, _tg_grid, %s, _tg_kw, num_warps, num_stages, device, stream)" % values
     unwrap = "".join("\n    if type(%s) is _CX:\n        %s = %s.value" % (n, n, n)
                      for n in names if n in cx)
+    # The key: (the arguments' parts, tail), the tail holding the rest.
+    # raw: the values the tail is made of, which tegula._accel.quick
+    # compares with the last fast launch's (same objects, or equal ints and
+    # strs) along with each argument and its part there, without making
+    # the key, before it launches that entry. Calls with compile options
+    # keep no raw values: they never take it.
+    raw = "(%s)" % "".join(n + ", " for n in [n for n in names if n in cx] + [
+        "num_warps", "num_stages", "device", "stream if stream is None else _stream_raw(stream)"])
+    quick = ""
+    if not fn._nospec and getattr(accel, "quick", None) is not None:
+        quick = f"""
+    if not _tg_kw and not _L._HOOKED:
+        err = _quick(last, _tg_grid, stream, {raw[:-1]}_env(_ENVD, _ENVK)), {", ".join(args)})
+        if err is not None:
+            if err:
+                _fail(last[1], err)
+            return last[4]"""
     src = f"""
 def {name}({params}):
     if {missing}:
         _bind_error(_tg_extra, {values}, _tg_kw){unwrap}
+    if callable(_tg_grid):  # called once per launch: the full launch gets its grid
+        _tg_grid = _tg_grid({meta})
+    last = _last[0]{quick}
     key = None
     try:
+        tail = ({", ".join(keys)},)
 {body}
-        key = ({", ".join(keys)},)
-        e = _entries[key]
+        key = (_ks, tail)
+        if key == last[0]:  # the key of the last call: no hashing
+            e = last[1]
+        else:
+            e = _entries[key]
+            _last[0] = (key, e, _ks, None if _tg_kw else {raw[:-1]}tail[-3]), e.ck, e.go)
     except _MISSES:
-        return {slow % ("key, key and (%s)" % packed)}
+        return {slow % "key, key and _vs"}
     ck = e.ck
     if ck._handle is None:
         return {slow % "None, None"}
-    if callable(_tg_grid):
-        _tg_grid = _tg_grid({meta})
-    g3 = _grid3(_tg_grid)
-    cfg = None if g3 is None else e.configs.get(g3)
-    if cfg is None:
-        cfg, g3 = e.config(_fn, _tg_grid)
-    if stream is None:
-        h = None if e.torch is None else e.torch.handle()
-    else:
-        h = stream._handle
-        if h is None:
-            return {slow % "None, None"}
     if _L._HOOKED:
-        if _hooked(_fn, e, g3, stream, {values}, h, cfg, ({packed})):
+        if _hooked(_fn, e, _tg_grid, stream, {values}, _vs):
             return ck
         return {slow % "None, None"}
-    err = e.run(h, cfg, {packed})
+    # The launch config, the stream (PyTorch's current one for stream None
+    # with torch CUDA tensors), packing and the driver call: Entry.go.
+    err = e.go(_tg_grid, stream, _vs)
     if err:
         _fail(e, err)
-    elif err is None:  # a value that does not pack as the kernel's type
+    elif err is None:  # a value that does not pack, or a freed stream
         return {slow % "None, None"}
     return ck
 
@@ -246,18 +301,23 @@ def key({params}):
         return None{unwrap}
     try:
 {body}
-        return ({", ".join(keys)},)
+        return (_ks, ({", ".join(keys)},))
     except _MISSES:
         return None
 """
     from . import _launch
     scope = {
-        "_entries": state.entries, "_arg_key": accel.arg_key, "_nospec_key": _nospec_key,
+        "_entries": state.entries, "_last": state.last, "_arg_key": accel.arg_key,
+        "_quick": getattr(accel, "quick", None),
+        "_nospec_key": _nospec_key,
+        "_arg_keys": accel.arg_keys,
         "_nospec": dict(fn._nospec), "_MISSES": (TypeError, ValueError, KeyError, _Miss),
-        "_options": lambda kw: _options(fn, kw), "_env": _rt.option_environment,
-        "_device_key": _device_key, "_stream_key": _stream_key, "_NA": _NA,
+        "_options": lambda kw: _options(fn, kw), "_env": state.env,
+        "_ENVD": _rt._environ_data, "_ENVK": _rt._option_env_keys, "_DEVICE": Device,
+        "_device_key": _device_key, "_stream_key": _stream_key, "_stream_raw": _stream_raw,
+        "_NA": _NA,
         "_slow": lambda *a: _slow(fn, state, *a), "_fn": fn, "_L": _launch,
-        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key, "_grid3": accel.grid3,
+        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key,
         "_bind_error": lambda extra, values, kw: _bind_error(fn, extra, values, kw),
     }
     exec(compile(src, "<tegula launcher of %s>" % fn.__name__, "exec"), scope)  # noqa: S102
@@ -331,7 +391,9 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
         def record(*launched):
             # The option variables' values as the launch (which may have
             # loaded the plugins that declare them) left them.
-            _record(state, key[:-3] + (_rt.option_environment(),) + key[-2:], vals,
+            env = state.env(_rt._environ_data, _rt._option_env_keys)
+            parts, tail = key
+            _record(state, (parts, tail[:-3] + (env,) + tail[-2:]), vals,
                     device, stream, *launched)
     return _launch._full_launch(fn, grid, arguments, num_warps, num_stages, device, stream,
                                 options, record)
@@ -341,11 +403,18 @@ def _fail(e, err):
     _rt.check(e.ck._runtime._lib, err)
 
 
-def _hooked(fn, e, g3, stream, values, h, cfg, vals):
+def _hooked(fn, e, grid, stream, values, vals):
     """A launch with CompiledKernel's launch hooks set (see _launch); False,
-    with no hook called, when a value does not pack (the full launch then
-    says which)."""
+    with no hook called, when a value does not pack or the stream was freed
+    (the full launch then says what)."""
     from . import _launch
+    cfg, g3 = _config(fn, e, grid)
+    if stream is None:
+        h = None if e.torch is None else e.torch.handle()
+    else:
+        h = stream._handle
+        if h is None:
+            return False
     try:
         e.pack(vals)
     except Exception:
@@ -359,6 +428,34 @@ def _hooked(fn, e, g3, stream, values, h, cfg, vals):
             _fail(e, err)
     _launch._run_hooked(fn, e.ck, g3, stream, dict(zip(fn.arg_names, values)), run)
     return True
+
+
+def _config(fn, e, grid):
+    """(address of the launch config, (x, y, z)) of |grid| for entry |e|."""
+    g3 = accel.grid3(grid)
+    cfg = None if g3 is None else e.configs.get(g3)
+    if cfg is None:
+        cfg, g3 = e.config(fn, grid)
+    return cfg, g3
+
+
+def _python_go(fn, e):
+    """Entry.go in Python (tegula._accel's runner does the same in C)."""
+    run, configs, grid3 = e.run, e.configs, accel.grid3
+
+    def go(grid, stream, vals):
+        g3 = grid3(grid)
+        cfg = None if g3 is None else configs.get(g3)
+        if cfg is None:
+            cfg, g3 = e.config(fn, grid)
+        if stream is None:
+            h = None if e.torch is None else e.torch.handle()
+        else:
+            h = stream._handle
+            if h is None:
+                return None
+        return run(h, cfg, *vals)
+    return go
 
 
 # -- Recording an entry ------------------------------------------------------------------
@@ -377,6 +474,7 @@ class _TorchStream:
         # torch._C._cuda_getCurrentRawStream, as Triton reads it, when torch has it.
         raw = getattr(getattr(_interop._torch(), "_C", None), "_cuda_getCurrentRawStream",
                       None)
+        self.raw = raw
         if raw is not None:
             streams = self.streams
 
@@ -456,7 +554,7 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     elif stream_arg is None and torch_cuda:
         return
     try:
-        run, check = _runner(ck, codes, offsets_used, total, convert)
+        run, check, layout = _runner(ck, codes, offsets_used, total, convert)
         if check(vals) != packed:
             return  # not the layout the runtime packs
     except Exception:
@@ -471,17 +569,31 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     e.block = ck.block
     e.torch = None if torch_index is None else _TorchStream(state.fn, device, torch_index)
     e.refs = refs
+    e.go = None
+    fn = state.fn
+    make = getattr(accel, "runner", None)
+    if layout is not None and make is not None:
+        torch = None if e.torch is None else (
+            e.torch.raw, torch_index, e.torch.streams, e.torch.handle)
+        try:
+            e.go = make(ctypes.cast(ck._runtime._lib.tegula_kernel_launch,
+                                    ctypes.c_void_p).value, ck._kernel, layout, e.configs,
+                        lambda grid: e.config(fn, grid), torch)
+        except Exception:  # pragma: no cover - an extension that cannot: Python's
+            e.go = None
+    if e.go is None:
+        e.go = _python_go(fn, e)
     if len(state.entries) >= _MAX_ENTRIES:
         state.entries.clear()
     state.entries[key] = e
 
 
 def _runner(ck, codes, offsets, total, convert):
-    """(run(stream, cfg, *values) -> 0 | error | None, pack(values) -> bytes)
-    for a kernel whose arguments are |codes| at |offsets|: through
-    tegula._accel when it is there and no value needs a conversion, else
-    struct. run returns None, and launches nothing, when a value does not
-    pack."""
+    """(run(stream, cfg, *values) -> 0 | error | None, pack(values) -> bytes,
+    the extension's layout or None) for a kernel whose arguments are |codes|
+    at |offsets|: through tegula._accel when it is there and no value needs
+    a conversion, else struct. run returns None, and launches nothing, when
+    a value does not pack."""
     lib = ck._runtime._lib
     launch_fn = lib.tegula_kernel_launch
     kernel = ck._kernel
@@ -490,5 +602,5 @@ def _runner(ck, codes, offsets, total, convert):
         if layout is not None:
             address = ctypes.cast(launch_fn, ctypes.c_void_p).value
             return (functools.partial(accel.launch, address, kernel, layout),
-                    lambda vals: accel.pack(layout, vals))
-    return _accel_py.struct_runner(launch_fn, kernel, codes, offsets, total, convert)
+                    lambda vals: accel.pack(layout, vals), layout)
+    return _accel_py.struct_runner(launch_fn, kernel, codes, offsets, total, convert) + (None,)

@@ -204,3 +204,200 @@ def test_struct_runner_is_the_same_call():
     assert seen == [(5, None, 0x40, struct.pack("=Qi4x", 0xABC, -2))]
     assert run(None, 0x40, 1, 2 ** 40) is None and len(seen) == 1
     assert pack([0xABC, -2]) == struct.pack("=Qi4x", 0xABC, -2)
+
+
+@needs_c
+def test_arg_keys_is_arg_key_of_each():
+    a = np.zeros(8, np.float32)
+    rows = [(), (1,), (a, 16, 2.5, True), (a[1:], -3, 2 ** 40), (np.int64(7), 0.0)]
+    for values in rows:
+        want = (tuple(_accel_py.arg_key(v)[0] for v in values),
+                tuple(_accel_py.arg_key(v)[1] for v in values))
+        assert C.arg_keys(*values) == want == _accel_py.arg_keys(*values)
+    # One value without a key: no keys at all.
+    for values in [(a, None), ("text",), (1, 2 ** 70)]:
+        assert C.arg_keys(*values) is None and _accel_py.arg_keys(*values) is None
+
+
+@pytest.mark.parametrize("impl", ["c", "python"])
+def test_environment_key_names_the_values(impl):
+    if impl == "c" and C is None:
+        pytest.skip("tegula._accel is not built or not loaded")
+    key = C.environment_key if impl == "c" else _accel_py.environment_key
+    data = {b"A": b"1", b"B": b"x"}
+    keys = [b"A", b"C"]
+    first = key(data, keys)
+    assert key(data, keys) == first
+    data[b"B"] = b"y"  # not one of the keys: the same values
+    assert key(data, keys) == first
+    data[b"A"] = b"2"
+    second = key(data, keys)
+    assert second != first and key(data, keys) == second
+    data[b"C"] = b"on"
+    third = key(data, keys)
+    assert third not in (first, second)
+    del data[b"C"]
+    data[b"A"] = b"1"
+    assert key(data, keys) == first  # the values of the first call again
+    keys.append(b"B")  # a new variable: its value is part of the key now
+    fourth = key(data, keys)
+    assert fourth not in (first, second, third)
+    other = {b"A": b"1"}
+    assert key(other, [b"A", b"C"]) == first  # another dict, the same values
+    assert key(data, keys) == fourth
+    assert key(data, [b"B", b"A"]) not in (first, second, third, fourth)  # other names
+    assert key(data, keys) == fourth
+
+
+class FakeStream:
+    def __init__(self, handle):
+        self._handle = handle
+
+
+@needs_c
+def test_runner_finds_config_and_stream_per_call():
+    seen = []
+    proto = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+    def fake_launch(kernel, stream, config, packed, size):
+        seen.append((kernel, stream, config, ctypes.string_at(packed, size)))
+        return 0x1234 if kernel == 7 else None
+    fn = proto(fake_launch)
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    layout = C.make_layout(["ptr", "i32"], [0, 8], 16)
+    configs = {(1, 1, 1): 0x40}
+    made = []
+
+    def config(grid):
+        if grid == "bad":
+            raise ValueError("bad grid")
+        made.append(grid)
+        return 0x80, (9, 1, 1)
+    current, asked = [0x51], []
+
+    def raw(index):
+        asked.append(index)
+        return current[0]
+    streams = {0x51: FakeStream(0xA1)}
+
+    def handle():  # the stream of a native handle met for the first time
+        streams[current[0]] = FakeStream(current[0] + 0x1000)
+        return current[0] + 0x1000
+    run = C.runner(address, 5, layout, configs, config, (raw, 3, streams, handle))
+    packed = struct.pack("=Qi4x", 0xABC, -2)
+    assert run((1,), None, (0xABC, -2)) == 0
+    assert seen[-1] == (5, 0xA1, 0x40, packed) and asked == [3] and not made
+    current[0] = 0x52  # PyTorch's current stream changed: the next launch follows
+    assert run((1, 1, 1), None, (0xABC, -2)) == 0
+    assert seen[-1][1] == 0x1052 and 0x52 in streams and asked == [3, 3]
+    assert run((1,), None, (0xABC, -2)) == 0 and seen[-1][1] == 0x1052
+    current[0] = 0x51
+    assert run((9,), None, (0xABC, -2)) == 0
+    assert seen[-1][1:3] == (0xA1, 0x80) and made == [(9,)]
+    # An explicit stream wins; a freed one is left to the full launch.
+    assert run((1,), FakeStream(0x77), (0xABC, -2)) == 0 and seen[-1][1] == 0x77
+    n = len(seen)
+    assert run((1,), FakeStream(None), (0xABC, -2)) is None
+    streams[0x51]._handle = None  # freed: handle() makes it again
+    assert run((1,), None, (0xABC, -2)) == 0 and seen[-1][1] == 0x1051
+    # Values that do not pack: None, nothing launched.
+    n = len(seen)
+    assert run((1,), None, (0xABC, 2 ** 40)) is None
+    assert run((1,), None, (-1, 2)) is None and len(seen) == n
+    with pytest.raises(ValueError, match="bad grid"):
+        run("bad", None, (0xABC, -2))
+    assert len(seen) == n
+    # No torch stream: the NULL stream; the error comes back as an int.
+    run7 = C.runner(address, 7, layout, configs, config, None)
+    assert run7((1,), None, (1, 2)) == 0x1234 and seen[-1][1] is None
+    with pytest.raises(TypeError):
+        run7((1,), None, [1, 2])
+
+
+class FakeKernel:
+    def __init__(self):
+        self._handle = 1
+
+
+@needs_c
+def test_quick_launches_the_last_entry_only_for_its_key(monkeypatch):
+    """quick(last, grid, stream, raw, *values) launches the last entry
+    exactly when arg_keys would give the last call's key parts and the raw
+    values of the rest of the key are the last call's, and reads each value
+    as arg_key does."""
+    torch = fake_torch(monkeypatch)
+    C.set_tensor_type(torch.Tensor)
+    seen = []
+    proto = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+
+    def fake_launch(kernel, stream, config, packed, size):
+        seen.append(ctypes.string_at(packed, size))
+        return None
+    fn = proto(fake_launch)
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    layout = C.make_layout(["ptr", "ptr", "fp32", "i32"], [0, 8, 16, 20], 24)
+    run = C.runner(address, 5, layout, {(2, 1, 1): 0x40}, lambda g: 1 / 0, None)
+    t = torch.Tensor(0x10000, "float32", FakeDevice("cuda", 0))
+    u = torch.Tensor(0x20000, "float32", FakeDevice("cuda", 0))
+    first = (t, u, 2.0, 16)
+    parts, vals = C.arg_keys(*first)
+    kernel = FakeKernel()
+    device = object()
+    raw = (128, 4, 3, device, None, 0)  # constexprs, num_warps, ..., environment key
+    last = ("key", "entry", parts, raw, kernel, run)
+    assert C.quick(last, (2,), None, raw, *first) == 0
+    assert seen == [struct.pack("=QQfi", 0x10000, 0x20000, 2.0, 16)]
+    # Other key parts: arg_keys says which; quick launches for equal ones only.
+    others = [
+        (torch.Tensor(0x30000, "float32", FakeDevice("cuda", 0)), u, 3.5, 32),  # same parts
+        (torch.Tensor(0x30004, "float32", FakeDevice("cuda", 0)), u, 2.0, 16),  # unaligned
+        (torch.Tensor(0x30000, "float16", FakeDevice("cuda", 0)), u, 2.0, 16),  # dtype
+        (torch.Tensor(0x30000, "float32", FakeDevice("cuda", 1)), u, 2.0, 16),  # device
+        (torch.Tensor(0x30000, "float32", FakeDevice("cpu")), u, 2.0, 16),      # a CPU one
+        (t, u, 2, 16), (t, u, True, 16), (t, u, np.float32(2.0), 16),           # not a float
+        (t, u, 2.0, 17), (t, u, 2.0, 1), (t, u, 2.0, 2 ** 40), (t, u, 2.0, 16.0),
+        (t, u, 2.0, np.int32(16)), (t, u, 2.0, 2 ** 70), (t, u, 2.0, None),
+    ]
+    for values in others:
+        n = len(seen)
+        keys = C.arg_keys(*values)
+        want = keys is not None and keys[0] == parts
+        got = C.quick(last, (2,), None, raw, *values)
+        assert (got == 0) == want and (got is None) == (not want), values
+        assert len(seen) == n + want
+        if want:
+            assert seen[-1] == struct.pack("=QQfi", 0x30000, 0x20000, 3.5, 32)
+    # The raw values: the same objects, or equal ints and strs.
+    assert C.quick(last, (2,), None, (int("128"), 4, 3, device, None, 0), *first) == 0
+    assert C.quick(("key", "entry", parts, ("cuda:0",) + raw[1:], kernel, run), (2,), None,
+                   ("cuda:%d" % 0,) + raw[1:], *first) == 0
+    n = len(seen)
+    for other in [(64, 4, 3, device, None, 0), (128.0, 4, 3, device, None, 0),
+                  (True, 4, 3, device, None, 0), (128, 4, 3, object(), None, 0),
+                  (128, 4, 3, device, None, 1), (128, 4, 3, device, None),
+                  (1.5,) + raw[1:]]:
+        assert C.quick(last, (2,), None, other, *first) is None, other
+    # A float is its literal in the key (0.0 is not -0.0): only the same object.
+    f = float("1.5")
+    assert C.quick(("k", "e", parts, (f,) + raw[1:], kernel, run), (2,), None,
+                   (float("1.5"),) + raw[1:], *first) is None
+    assert C.quick(("k", "e", parts, (f,) + raw[1:], kernel, run), (2,), None,
+                   (f,) + raw[1:], *first) == 0
+    # Not this entry's call: another count of values, a grid that is no
+    # tuple, no last call, an unloaded kernel, a value that does not pack.
+    n = len(seen)
+    assert C.quick(last, (2,), None, raw, t, u, 2.0) is None
+    assert C.quick(last, lambda meta: (2,), None, raw, *first) is None
+    assert C.quick((None,) * 6, (2,), None, raw, *first) is None
+    kernel._handle = None
+    assert C.quick(last, (2,), None, raw, *first) is None
+    kernel._handle = 1
+    big = torch.Tensor(0x10000, "float32", FakeDevice("cuda", 0))
+    big.data_ptr = lambda: 2 ** 64  # aligned, but no 64-bit address
+    assert C.quick(last, (2,), None, raw, big, u, 2.0, 16) is None
+    assert len(seen) == n
+    # The grid is checked as the launch checks it (config raises here).
+    with pytest.raises(ZeroDivisionError):
+        C.quick(last, (3,), None, raw, *first)

@@ -497,6 +497,91 @@ def test_torch_cuda_tensors(testdev, full, monkeypatch):
     assert (buf.to_numpy() == 7).all()
 
 
+def test_torch_raw_current_stream_is_read_per_launch(testdev, full, monkeypatch):
+    """With torch._C._cuda_getCurrentRawStream (as Triton reads it), every
+    fast launch asks it for the tensor's device and goes on the stream it
+    names: a change of PyTorch's current stream is followed."""
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    current, asked = [0x5150], []
+
+    def raw(index):
+        asked.append(index)
+        return current[0]
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=raw)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "uint32", FakeDevice("cuda", 1), numel=64)
+    used = []
+    for v, stream in ((5, 0x5150), (6, 0x6160), (7, 0x6160), (8, 0x5150)):
+        current[0] = stream
+        ck = fill_u32[(1,)](t, v, 64, BLOCK=128)
+        entry, = fill_u32._fast.entries.values()
+        used.append(sorted(entry.torch.streams))
+    assert len(full) == 1 and ck.device.name == "testdev:1"
+    assert asked.count(1) == len(asked) and len(asked) >= 4
+    # The fast launches wrapped each native stream once, when it was first
+    # current there (the first launch, a full one, wraps its own).
+    assert used == [[], [0x6160], [0x6160], [0x5150, 0x6160]]
+    assert sorted(s.native_handle for s in entry.torch.streams.values()) == [0x5150, 0x6160]
+    assert (buf.to_numpy() == 8).all()
+
+
+def test_streams_of_one_device_share_the_quick_launch(testdev, full):
+    """stream= is in the key by its device: streams of one device take the
+    same entry, each launch on its own stream, and the launcher keeps no
+    stream of an earlier call alive."""
+    import weakref
+    from kernels.testdev_kernels import fill_u32
+    buf = tegula.empty(64, np.uint32, device=testdev)
+    s1, s2 = testdev.stream(), testdev.stream()
+    fill_u32[(1,)](buf, 9, 64, BLOCK=128, stream=s1)  # the first launches
+    fill_u32[(1,)](buf, 9, 64, BLOCK=128, stream=s1)  # of this process may load plugins
+    first = len(full)
+    for v, s in ((2, s1), (3, s1), (5, s2), (6, s2), (7, s1)):  # ints of one specialization
+        fill_u32[(1,)](buf, v, 64, BLOCK=128, stream=s)
+    s1.synchronize()
+    s2.synchronize()
+    assert len(full) == first and (buf.to_numpy() == 7).all()
+    last = fill_u32._fast.last[0]
+    assert last[0] is not None and not any(x is s1 or x is s2 for x in last[3])
+    try:
+        gone = weakref.ref(s2)
+    except TypeError:  # pragma: no cover - a Stream without weak references
+        return
+    del s2
+    import gc
+    gc.collect()
+    assert gone() is None
+
+
+def test_dropped_launchers_are_collected(testdev, full, monkeypatch):
+    """An entry's runner leads back to the entry (its launch config maker,
+    its streams): the cycle collector must free a launcher that is dropped,
+    and the kernels its entries hold, with or without torch streams."""
+    import gc
+    monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
+    from test_interop import FakeDevice, fake_torch
+    from kernels.testdev_kernels import fill_u32
+    torch = fake_torch(monkeypatch, current=0x5150)
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda i: 0x5150)
+    buf = tegula.empty(64, np.uint32, device="testdev:1")
+    t = torch.Tensor(buf.device_address, "uint32", FakeDevice("cuda", 1), numel=64)
+
+    def ours():
+        return [o for o in gc.get_objects()
+                if type(o) is _launcher.Entry and getattr(o.ck, "_fn", None) is fill_u32]
+    for _ in range(3):
+        for arg in (buf, t):
+            fill_u32[(1,)](arg, 3, 64, BLOCK=128)
+            fill_u32[(1,)](arg, 4, 64, BLOCK=128)
+        assert len(ours()) >= 1
+        fill_u32._fast = None
+    gc.collect()
+    assert ours() == []
+
+
 def test_unaligned_torch_tensor_respecializes(testdev, full, monkeypatch):
     monkeypatch.setattr(_interop, "CUDA_BACKEND", "testdev")
     from test_interop import FakeDevice, fake_torch

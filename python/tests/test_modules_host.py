@@ -19,6 +19,8 @@ import tegula
 
 K = tegula.import_triton_module("kpkg.ops.kernels")
 STAR = tegula.import_triton_module("kpkg.ops.star_kernels")
+STAR_TL = tegula.import_triton_module("kpkg.ops.star_language")
+STAR_TEGULA = tegula.import_triton_module("kpkg.ops.star_tegula_language")
 BAD = tegula.import_triton_module("kpkg.bad.shape")
 
 LOG2E = 1.4426950408889634
@@ -57,6 +59,48 @@ def test_helpers_of_a_star_import(host, rng):
     y = np.full(64, np.nan, np.float32)
     STAR.star_kernel[(1,)](x, y, device=host)
     np.testing.assert_allclose(y, np.exp(np.minimum(x.astype(np.float64), 0)), rtol=1e-6)
+
+
+def test_names_of_a_star_import_of_triton_language(host, rng):
+    n, block = 300, 128
+    x = rng.uniform(-2.0, 2.0, n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    z = np.full(3, np.nan, np.float32)
+    STAR_TL.star_language_kernel[(3,)](x, y, z, n, BLOCK=block, device=host)
+    # range(0, 2) is tl.range: exp2(x) * 1 + exp2(x) * 2, plus cdiv(300, 128).
+    np.testing.assert_allclose(y, 3 * np.exp2(x.astype(np.float64)) + 3, rtol=1e-6)
+    # max is tl.max, the block's reduction (the masked tail left out).
+    np.testing.assert_array_equal(z, [x[i * block:(i + 1) * block].max() for i in range(3)])
+
+
+def test_names_of_a_star_import_of_tegula_language(host, rng):
+    x = rng.standard_normal(200).astype(np.float32)
+    y = np.full(200, np.nan, np.float32)
+    STAR_TEGULA.star_tegula_kernel[(2,)](x, y, 200, BLOCK=128, device=host)
+    np.testing.assert_array_equal(y, np.maximum(x, 0) * 2)
+
+
+@pytest.mark.parametrize("use, message", [
+    ("frobnicate(1)", "name 'frobnicate' is not defined"),  # not Triton's
+    ("_experimental_descriptor_load(X)",  # a leading underscore: not imported
+     "name '_experimental_descriptor_load' is not defined"),
+    ("map_elementwise(X)", "tl.map_elementwise is not supported yet"),
+])
+def test_star_import_of_triton_language_binds_its_public_names(host, tmp_path, use, message):
+    path = tmp_path / "star_bad.py"
+    path.write_text(textwrap.dedent("""\
+        import triton
+        from triton.language import *
+
+
+        @triton.jit
+        def bad(X, BLOCK: constexpr):
+            store(X + arange(0, BLOCK), %s)
+        """ % use))
+    mod = tegula.import_triton_file(str(path))
+    with pytest.raises(tegula.CompilationError, match=r"star_bad.py:7:\d+: error: %s"
+                       % message.replace("(", r"\(").replace(")", r"\)")):
+        mod.bad[(1,)](np.zeros(16, np.float32), BLOCK=16, device=host)
 
 
 def _rtz_fp16(x):

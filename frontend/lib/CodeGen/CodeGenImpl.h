@@ -90,9 +90,15 @@ public:
   std::optional<PyValue> moduleMember(Module *m, llvm::StringRef name,
                                       SourceLocation loc);
   /// What |name| is in the modules |m| imports with `from M import *`
-  /// (user modules only), or nullopt.
+  /// (user modules, and Triton's: tritonStarMember), or nullopt.
   std::optional<PyValue> starImported(Module *m, llvm::StringRef name,
                                       SourceLocation loc);
+  /// What `from <path> import *` binds |name| to, for a module of Triton
+  /// (`triton.language`, `tegula.language`, `.math`, `.extra...`), or
+  /// nullopt when that import does not bind it.
+  std::optional<PyValue> tritonStarMember(llvm::StringRef path,
+                                          llvm::StringRef name,
+                                          SourceLocation loc);
   /// The value of module |m|'s constant |g|, read at |loc|.
   PyValue globalValue(Module *m, const GlobalConstant &g, SourceLocation loc);
   /// What the import of Triton's |qualified| (`triton.language.sum`) gives.

@@ -450,14 +450,46 @@ std::optional<PyValue> CodeGen::moduleMember(Module *m, llvm::StringRef name,
   return std::nullopt;
 }
 
+std::optional<PyValue> CodeGen::tritonStarMember(llvm::StringRef path,
+                                                 llvm::StringRef name,
+                                                 SourceLocation loc) {
+  // The names `from <path> import *` binds are the module's public names in
+  // Triton (tritonNames); one Tegula lacks is bound all the same, and its use
+  // says it is not supported yet. `from triton import *` binds what a kernel
+  // can use of the package.
+  PyValue base = resolveModulePath(path);
+  if (base.kind != PyValue::Namespace)
+    return std::nullopt;
+  // A module the front end does not know (`triton.testing`) keeps its path
+  // and matches none of these.
+  const std::string &ns = base.str;
+  bool bound = false;
+  if (ns == "triton")
+    bound = name == "jit" || name == "language" || name == "cdiv";
+  else if (ns == "tl" || ns == "tl.math" || ns == "tl.extra" ||
+           ns == "tl.extra.libdevice")
+    bound = llvm::is_contained(tritonNames(ns), name);
+  else if (ns == "tl.extra.cuda" || ns == "tl.extra.hip" ||
+           ns == "tl.extra.intel")
+    bound = name == "libdevice";
+  if (!bound)
+    return std::nullopt;
+  return getAttr(base, name, loc);
+}
+
 std::optional<PyValue> CodeGen::starImported(Module *m, llvm::StringRef name,
                                              SourceLocation loc) {
   // Python's `import *` leaves out names with a leading underscore; the
-  // modules of Triton are not read (their names are the front end's own).
-  if (!loader || m == &stdlib || name.starts_with("_"))
+  // modules of Triton are not read: their names are the front end's own.
+  if (m == &stdlib || name.starts_with("_"))
     return std::nullopt;
   for (const std::string &path : m->getStarImports()) {
-    if (isTritonPath(path))
+    if (isTritonPath(path)) {
+      if (std::optional<PyValue> found = tritonStarMember(path, name, loc))
+        return found;
+      continue;
+    }
+    if (!loader)
       continue;
     // Modules that star-import each other: each is searched once per name.
     std::pair<Module *, std::string> key(m, "*" + name.str());

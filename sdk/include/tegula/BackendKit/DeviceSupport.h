@@ -104,10 +104,11 @@ public:
     if (plugin::Status status = plugin::checkLaunch(name, request, limits);
         !status.ok())
       return status;
-    // The driver copies the values the pointers point to.
-    std::vector<uint64_t> storage;
-    std::vector<void *> params =
-        arguments.pointers(request.packedArgs, storage);
+    // The driver copies the values the pointers point to before the launch
+    // returns: this thread's buffers serve every launch (no allocation).
+    thread_local std::vector<uint64_t> storage;
+    thread_local std::vector<void *> params;
+    arguments.pointers(request.packedArgs, storage, params);
     return launchChecked(request, params,
                          limits.sharedBytes + request.dynamicSharedMemory);
   }

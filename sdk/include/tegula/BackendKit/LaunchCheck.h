@@ -110,14 +110,21 @@ public:
   /// |storage| lives unchanged. Empty for a kernel without arguments.
   std::vector<void *> pointers(const void *packed,
                                std::vector<uint64_t> &storage) const {
+    std::vector<void *> result;
+    pointers(packed, storage, result);
+    return result;
+  }
+
+  /// The same into |params|: both vectors keep their capacity, so that a
+  /// caller reusing them allocates nothing per launch.
+  void pointers(const void *packed, std::vector<uint64_t> &storage,
+                std::vector<void *> &params) const {
     storage.assign((size + 7) / 8, 0);
     if (size)
       std::memcpy(storage.data(), packed, size);
-    std::vector<void *> result;
-    result.reserve(offsets.size());
+    params.clear();
     for (size_t offset : offsets)
-      result.push_back(reinterpret_cast<char *>(storage.data()) + offset);
-    return result;
+      params.push_back(reinterpret_cast<char *>(storage.data()) + offset);
   }
 
 private:

@@ -65,6 +65,20 @@ if [ "${TEGULA_SKIP_INTEL_OPENCL:-0}" != 1 ] &&
     intel-opencl-rt intel-cmplr-lib-rt
 fi
 
+# PyTorch and JAX for the interop tests (python/tests/test_torch_host.py,
+# test_jax_host.py, test_distributed_host.py), from PyPI into a venv of
+# their own at $TEGULA_INTEROP_VENV (default below); TEGULA_SKIP_INTEROP=1
+# skips it. PyPI's Linux torch wheel is a CUDA build that depends on ~3 GB of
+# nvidia-* wheels; the CPU needs none of their code, but libtorch links some
+# of them, so torch is installed with --no-deps, with its pure-Python
+# dependencies, and only the CUDA library wheels that `import torch` still
+# misses here (none where a compatible CUDA toolkit is on the library path):
+# scripts/interop-venv.sh. pip's cache (~/.cache/pip) is kept between runs.
+INTEROP_VENV=${TEGULA_INTEROP_VENV:-/opt/tegula-interop}
+if [ "${TEGULA_SKIP_INTEROP:-0}" != 1 ]; then
+  $SUDO "$(dirname "$0")/interop-venv.sh" "$INTEROP_VENV"
+fi
+
 missing_pip=()
 for entry in "${PIP_PACKAGES[@]}"; do
   if ! /usr/bin/python3 -c "import ${entry#*:}" 2>/dev/null; then

@@ -8,8 +8,8 @@
 # So torch goes in with --no-deps, then its pure-Python dependencies, then
 # only those CUDA library wheels whose absence (or too old a copy on the
 # library path, e.g. a system NCCL) still makes `import torch` fail, one at
-# a time from the loader's message. pip's cache ($TEGULA_PIP_CACHE, default
-# /var/cache/tegula-pip) is kept, so making the venv again downloads nothing.
+# a time from the loader's message. The wheels are kept ($TEGULA_PIP_CACHE),
+# so making the venv again downloads nothing.
 set -euo pipefail
 
 VENV=${1:-/opt/tegula-interop}
@@ -33,11 +33,19 @@ fi
 start=$(date +%s)
 echo "interop-venv: making $VENV (torch and jax for the CPU)"
 /usr/bin/python3 -m venv "$VENV"
-PIP=("$VENV/bin/pip" install --quiet --no-input --disable-pip-version-check
-     --cache-dir "${TEGULA_PIP_CACHE:-/var/cache/tegula-pip}")
+# Every wheel is downloaded into the wheelhouse $TEGULA_PIP_CACHE (default
+# /var/cache/tegula-pip), which pip reuses ("already downloaded"), and
+# installed from there.
+WHEELS=${TEGULA_PIP_CACHE:-/var/cache/tegula-pip}
+mkdir -p "$WHEELS"
+fetch() {
+  "$VENV/bin/pip" download --quiet --no-input --disable-pip-version-check -d "$WHEELS" "$@"
+  "$VENV/bin/pip" install --quiet --no-input --disable-pip-version-check --no-index \
+    --find-links "$WHEELS" "$@"
+}
 # shellcheck disable=SC2086
-"${PIP[@]}" $PURE $JAX
-"${PIP[@]}" --no-deps "$TORCH"
+fetch $PURE $JAX
+fetch --no-deps "$TORCH"
 
 # The wheel of each CUDA library libtorch links, at torch 2.15's pins
 # (its cuda-toolkit==13.2.2 extras and nvidia-*-cu13 requirements).
@@ -83,7 +91,7 @@ for _ in $(seq 16); do
     exit 1
   fi
   echo "interop-venv: libtorch needs lib$lib: ${WHEEL[$lib]}"
-  "${PIP[@]}" --no-deps "${WHEEL[$lib]}"
+  fetch --no-deps "${WHEEL[$lib]}"
 done
 "$VENV/bin/python" -c "import torch, jax; print('interop-venv: torch', torch.__version__, \
 'jax', jax.__version__)"

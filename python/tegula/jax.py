@@ -17,7 +17,6 @@ import ctypes
 import hashlib
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 

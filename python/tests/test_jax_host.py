@@ -159,3 +159,22 @@ def test_call_that_does_not_bind_fails_while_tracing():
         jax.jit(lambda x: tj.kernel_call(
             scaled_add, x, x, out_shape=[jax.ShapeDtypeStruct((8,), jnp.float32)] * 2,
             grid=(1,), n=8, alpha=1.0, BLOCK=8))(x)
+
+
+def test_tegula_buffer_to_jax_by_dlpack(rng):
+    """DLPack, Tegula to JAX: a tegula.Buffer a kernel wrote, read by
+    jax.dlpack.from_dlpack (and NumPy's) in place, as its dtype and shape."""
+    x = rng.standard_normal((25, 40)).astype(np.float32)
+    y = rng.standard_normal((25, 40)).astype(np.float32)
+    out = tegula.empty((25, 40), "float32", device=tegula.device("host:0"))
+    out.copy_from(np.full((25, 40), np.nan, np.float32))
+    scaled_add[(4,)](x, y, out, 1000, 2.0, BLOCK=256)
+    got = jax.dlpack.from_dlpack(out)
+    assert got.shape == (25, 40) and got.dtype == jnp.float32
+    expected = x + 2.0 * y.astype(np.float64)
+    np.testing.assert_allclose(np.asarray(got), expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.from_dlpack(out), expected, rtol=1e-6, atol=1e-6)
+    with pytest.raises(BufferError, match="cannot copy"):
+        out.__dlpack__(copy=True)
+    with pytest.raises(BufferError, match=r"not \(2, 0\)"):
+        out.__dlpack__(dl_device=(2, 0))

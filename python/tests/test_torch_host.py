@@ -13,7 +13,9 @@ import pytest
 
 import torch  # noqa: E402  (the interop venv has it: a missing torch fails)
 
+import tegula  # noqa: E402
 import torch_ops  # noqa: E402
+from kernels.interop_kernels import scaled_add as scaled_add_kernel  # noqa: E402
 from torch_ops import layer_norm, layer_norm_fwd_op, scaled_add  # noqa: E402
 
 torch_ops.POISON = True
@@ -164,3 +166,16 @@ def test_tensors_on_different_devices_are_refused():
 def test_bad_shapes_are_refused():
     with pytest.raises(ValueError, match="one shape and dtype"):
         scaled_add(torch.randn(10), torch.randn(11), 1.0)
+
+
+def test_tegula_buffer_to_torch_by_dlpack(gen):
+    """DLPack, Tegula to PyTorch: torch.from_dlpack of a tegula.Buffer is
+    a view of its memory (no copy): a kernel writing the Buffer later
+    changes the tensor."""
+    buf = tegula.empty((300,), "float32", device=tegula.device("host:0"))
+    view = torch.from_dlpack(buf)
+    assert view.shape == (300,) and view.dtype == torch.float32
+    view.fill_(float("nan"))
+    x, y = torch.randn(300, generator=gen), torch.randn(300, generator=gen)
+    scaled_add_kernel[(1,)](x, y, buf, 300, 0.5, BLOCK=512)
+    close(view, x.double() + 0.5 * y.double())

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes the venv of the interop tests (PyTorch and JAX on the CPU) at $1
 # (default /opt/tegula-interop), from PyPI. Idempotent: a venv whose stamp
-# matches this script and whose `import torch, jax` works is left as it is.
+# matches the packages below and whose `import torch, jax` works is left as
+# it is.
 #
 # PyPI's Linux torch wheel is a CUDA build: its own dependencies are ~3 GB
 # of nvidia-* wheels, of which the CPU runs no code but libtorch links some.
@@ -13,7 +14,6 @@
 set -euo pipefail
 
 VENV=${1:-/opt/tegula-interop}
-HERE=$(cd "$(dirname "$0")" && pwd)
 TORCH=torch==2.15.0
 JAX="jax==0.10.2 jaxlib==0.10.2"
 # What `import torch` needs beside the wheel (torch 2.15's Requires-Dist less
@@ -21,32 +21,6 @@ JAX="jax==0.10.2 jaxlib==0.10.2"
 # use.
 PURE="filelock typing-extensions>=4.13.0 setuptools>=77.0.3 sympy>=1.13.3 networkx>=2.5.1
       jinja2 fsspec>=0.8.5 numpy pytest"
-STAMP="$VENV/.tegula-interop-stamp"
-want=$(sha256sum "$HERE/interop-venv.sh" | cut -c1-16)
-
-if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
-   "$VENV/bin/python" -c "import torch, jax" 2>/dev/null; then
-  echo "interop-venv: $VENV ready"
-  exit 0
-fi
-
-start=$(date +%s)
-echo "interop-venv: making $VENV (torch and jax for the CPU)"
-/usr/bin/python3 -m venv "$VENV"
-# Every wheel is downloaded into the wheelhouse $TEGULA_PIP_CACHE (default
-# /var/cache/tegula-pip), which pip reuses ("already downloaded"), and
-# installed from there.
-WHEELS=${TEGULA_PIP_CACHE:-/var/cache/tegula-pip}
-mkdir -p "$WHEELS"
-fetch() {
-  "$VENV/bin/pip" download --quiet --no-input --disable-pip-version-check -d "$WHEELS" "$@"
-  "$VENV/bin/pip" install --quiet --no-input --disable-pip-version-check --no-index \
-    --find-links "$WHEELS" "$@"
-}
-# shellcheck disable=SC2086
-fetch $PURE $JAX
-fetch --no-deps "$TORCH"
-
 # The wheel of each CUDA library libtorch links, at torch 2.15's pins
 # (its cuda-toolkit==13.2.2 extras and nvidia-*-cu13 requirements).
 declare -A WHEEL=(
@@ -65,6 +39,35 @@ declare -A WHEEL=(
   [cudnn]="nvidia-cudnn-cu13==9.26.0.51"
   [nvshmem_host]="nvidia-nvshmem-cu13==3.7.2"
 )
+# The venv is remade when what goes into it changes.
+STAMP="$VENV/.tegula-interop-stamp"
+want=$(echo "$TORCH $JAX $PURE $(declare -p WHEEL)" | sha256sum | cut -c1-16)
+
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] &&
+   "$VENV/bin/python" -c "import torch, jax" 2>/dev/null; then
+  echo "interop-venv: $VENV ready"
+  exit 0
+fi
+
+start=$(date +%s)
+echo "interop-venv: making $VENV (torch and jax for the CPU)"
+# A venv of other packages is made anew (only a venv: pyvenv.cfg).
+if [ -f "$VENV/pyvenv.cfg" ]; then rm -rf "$VENV"; fi
+/usr/bin/python3 -m venv "$VENV"
+# Every wheel is downloaded into the wheelhouse $TEGULA_PIP_CACHE (default
+# /var/cache/tegula-pip), which pip reuses ("already downloaded"), and
+# installed from there.
+WHEELS=${TEGULA_PIP_CACHE:-/var/cache/tegula-pip}
+mkdir -p "$WHEELS"
+fetch() {
+  "$VENV/bin/pip" download --quiet --no-input --disable-pip-version-check -d "$WHEELS" "$@"
+  "$VENV/bin/pip" install --quiet --no-input --disable-pip-version-check --no-index \
+    --find-links "$WHEELS" "$@"
+}
+# shellcheck disable=SC2086
+fetch $PURE $JAX
+fetch --no-deps "$TORCH"
+
 for _ in $(seq 16); do
   if err=$("$VENV/bin/python" -c "import torch" 2>&1); then
     break

@@ -1,6 +1,7 @@
 """A data-parallel training step under torch.distributed, one process a
-device, whose layer norms are Tegula kernels (torch_ops.layer_norm: forward
-and backward kernels as PyTorch operators, paired by an autograd.Function).
+device, of a transformer block whose attention and layer norms are Tegula
+kernels (torch_ops.attention and .layer_norm: forward and backward kernels
+as PyTorch operators, paired by autograd.Functions).
 
 On the host: the gloo backend, each process a CPU "device" with its share
 of the batch; DistributedDataParallel averages the gradients across them.
@@ -19,34 +20,52 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 class Block(torch.nn.Module):
-    """Linear -> layer norm -> GELU -> linear -> layer norm, the norms by
-    |norm| (Tegula's or PyTorch's)."""
+    """A transformer block on [batch, tokens, width]: single-head attention
+    (each sequence a "head" of the attention kernel), a residual, a layer
+    norm, an MLP, a residual, a layer norm; the attention and the norms by
+    |ops| (Tegula's or PyTorch's)."""
 
-    def __init__(self, d_in, d_hidden, norm):
+    def __init__(self, width, hidden, ops):
         super().__init__()
-        self.fc1 = torch.nn.Linear(d_in, d_hidden)
-        self.fc2 = torch.nn.Linear(d_hidden, d_in)
-        self.w1 = torch.nn.Parameter(1 + 0.1 * torch.randn(d_hidden))
-        self.b1 = torch.nn.Parameter(0.1 * torch.randn(d_hidden))
-        self.w2 = torch.nn.Parameter(1 + 0.1 * torch.randn(d_in))
-        self.b2 = torch.nn.Parameter(0.1 * torch.randn(d_in))
-        self.norm = norm
+        self.qkv = torch.nn.Linear(width, 3 * width)
+        self.proj = torch.nn.Linear(width, width)
+        self.fc1 = torch.nn.Linear(width, hidden)
+        self.fc2 = torch.nn.Linear(hidden, width)
+        self.w1 = torch.nn.Parameter(1 + 0.1 * torch.randn(width))
+        self.b1 = torch.nn.Parameter(0.1 * torch.randn(width))
+        self.w2 = torch.nn.Parameter(1 + 0.1 * torch.randn(width))
+        self.b2 = torch.nn.Parameter(0.1 * torch.randn(width))
+        self.ops = ops
 
     def forward(self, x):
-        h = torch.nn.functional.gelu(self.norm(self.fc1(x), self.w1, self.b1))
-        return self.norm(self.fc2(h) + x, self.w2, self.b2)
+        attention, norm = self.ops
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        h = norm(x + self.proj(attention(q, k, v)), self.w1, self.b1)
+        return norm(h + self.fc2(torch.nn.functional.gelu(self.fc1(h))), self.w2, self.b2)
 
 
 def torch_norm(x, w, b):
     return torch.nn.functional.layer_norm(x, (x.shape[-1],), w, b, 1e-5)
 
 
-def make(seed, norm, d_in=48, d_hidden=96, batch=32):
+def torch_attention(q, k, v):
+    return torch.softmax(q @ k.transpose(-1, -2) * q.shape[-1] ** -0.5, -1) @ v
+
+
+TORCH_OPS = (torch_attention, torch_norm)
+
+
+def tegula_ops():
+    from torch_ops import attention, layer_norm
+    return (attention, lambda x, w, b: layer_norm(x, w, b, 1e-5))
+
+
+def make(seed, ops, width=32, hidden=64, batch=8, tokens=12):
     """The model, the batch and the targets, the same in every process."""
     torch.manual_seed(seed)
-    model = Block(d_in, d_hidden, norm)
-    x = torch.randn(batch, d_in)
-    target = torch.randn(batch, d_in)
+    model = Block(width, hidden, ops)
+    x = torch.randn(batch, tokens, width)
+    target = torch.randn(batch, tokens, width)
     return model, x, target
 
 
@@ -61,8 +80,7 @@ def worker(rank, world_size, port, seed, out_dir):
     os.environ["MASTER_PORT"] = str(port)
     dist.init_process_group("gloo", rank=rank, world_size=world_size)
     try:
-        from torch_ops import layer_norm
-        model, x, target = make(seed, lambda x, w, b: layer_norm(x, w, b, 1e-5))
+        model, x, target = make(seed, tegula_ops())
         ddp = torch.nn.parallel.DistributedDataParallel(model)
         shard = x.shape[0] // world_size
         rows = slice(rank * shard, (rank + 1) * shard)

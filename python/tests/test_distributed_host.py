@@ -1,7 +1,8 @@
 """The data-parallel training step of distributed_train.py, two processes
-on the gloo backend, with Tegula's layer norm forward and backward kernels:
-each rank's averaged gradients against one process's eager PyTorch step on
-the whole batch (float64, torch.nn.functional.layer_norm).
+on the gloo backend, with Tegula's attention and layer norm forward and
+backward kernels: each rank's averaged gradients against one process's
+eager PyTorch step on the whole batch (float64, PyTorch's softmax attention
+and torch.nn.functional.layer_norm).
 
 Runs in the interop venv (scripts/interop-venv.sh), test python.interop."""
 
@@ -18,7 +19,7 @@ def test_two_process_gloo_step_matches_single_process(tmp_path):
     seed = int.from_bytes(os.urandom(4), "little")
     distributed_train.run(str(tmp_path), world_size=2, seed=seed)
 
-    model, x, target = distributed_train.make(seed, distributed_train.torch_norm)
+    model, x, target = distributed_train.make(seed, distributed_train.TORCH_OPS)
     model = model.double()
     loss = distributed_train.step(model, x.double(), target.double())
     expected = {n: p.grad for n, p in model.named_parameters()}

@@ -16,7 +16,7 @@ import torch  # noqa: E402  (the interop venv has it: a missing torch fails)
 import tegula  # noqa: E402
 import torch_ops  # noqa: E402
 from kernels.interop_kernels import scaled_add as scaled_add_kernel  # noqa: E402
-from torch_ops import layer_norm, layer_norm_fwd_op, scaled_add  # noqa: E402
+from torch_ops import attention, layer_norm, layer_norm_fwd_op, scaled_add  # noqa: E402
 
 torch_ops.POISON = True
 
@@ -60,6 +60,20 @@ def test_layer_norm_forward_and_backward(gen, shape):
         close(g, e, tol=1e-3)
 
 
+@pytest.mark.parametrize("heads,tokens,dim", [(3, 13, 16), (2, 32, 32)])
+def test_attention_forward_and_backward(gen, heads, tokens, dim):
+    q, k, v = (torch.randn(heads, tokens, dim, generator=gen, requires_grad=True)
+               for _ in range(3))
+    out = attention(q, k, v)
+    qd, kd, vd = (t.double() for t in (q, k, v))
+    ref = torch.softmax(qd @ kd.transpose(-1, -2) * dim ** -0.5, -1) @ vd
+    close(out, ref, tol=1e-5)
+    do = torch.randn(heads, tokens, dim, generator=gen)
+    for g, e in zip(torch.autograd.grad(out, (q, k, v), do),
+                    torch.autograd.grad(ref, (q, k, v), do.double())):
+        close(g, e, tol=1e-5)
+
+
 def test_opcheck():
     """PyTorch's own checks of a custom operator: schema, fake tensor,
     autograd registration, AOT dispatch."""
@@ -67,6 +81,9 @@ def test_opcheck():
     torch.library.opcheck(torch.ops.tegula_demo.scaled_add.default, (x, y, 3.0))
     torch.library.opcheck(torch.ops.tegula_demo.layer_norm_fwd.default,
                           (torch.randn(7, 33), torch.randn(33), torch.randn(33), 1e-5))
+    torch.library.opcheck(torch.ops.tegula_demo.attention_fwd.default,
+                          (torch.randn(2, 10, 16), torch.randn(2, 10, 16),
+                           torch.randn(2, 10, 16), 0.25))
 
 
 def program(x, y, w, b):

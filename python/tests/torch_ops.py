@@ -1,7 +1,7 @@
 """Tegula kernels (kernels/interop_kernels.py) as PyTorch operators, the
-example of docs/torch.md: ``tegula_demo::scaled_add`` and a layer norm with
-autograd (``LayerNorm``: forward and backward operators paired by a
-torch.autograd.Function)."""
+example of docs/torch.md: ``tegula_demo::scaled_add``, and a layer norm and
+an attention with autograd (``LayerNorm``, ``Attention``: forward and
+backward operators paired by a torch.autograd.Function)."""
 import os
 import sys
 
@@ -11,8 +11,9 @@ import tegula
 import tegula.torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kernels.interop_kernels import (column_sum, layer_norm_bwd,  # noqa: E402
-                                     layer_norm_fwd, scaled_add as scaled_add_kernel)
+from kernels.interop_kernels import (attention_bwd, attention_fwd,  # noqa: E402
+                                     column_sum, layer_norm_bwd, layer_norm_fwd,
+                                     scaled_add as scaled_add_kernel)
 
 #: Tests set this: outputs start as NaN, so an element a kernel fails to
 #: write is seen.
@@ -107,3 +108,68 @@ class LayerNorm(torch.autograd.Function):
 
 def layer_norm(x, weight, bias, eps=1e-5):
     return LayerNorm.apply(x, weight, bias, eps)
+
+
+def _attention_shape(q, k, v):
+    if q.dim() != 3 or q.shape != k.shape or q.shape != v.shape:
+        raise ValueError("attention: q, k and v must be [heads, tokens, head_dim] of one "
+                         "shape, got %s, %s, %s" % (tuple(q.shape), tuple(k.shape),
+                                                   tuple(v.shape)))
+    heads, n, d = q.shape
+    if d < 16 or d & (d - 1):
+        raise ValueError("attention: head_dim must be a power of 2 >= 16, not %d" % d)
+    return heads, n, d
+
+
+@tegula.torch.custom_op(
+    "tegula_demo::attention_fwd",
+    fake=lambda q, k, v, scale: (torch.empty_like(q),
+                                 q.new_empty(q.shape[:2], dtype=torch.float32)))
+def attention_fwd_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                     scale: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """(softmax(q k^T scale) v, each row's log-sum-exp), q, k, v
+    [heads, tokens, head_dim] fp32, the tokens of a head in one tile."""
+    heads, n, d = _attention_shape(q, k, v)
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    o = _empty(q)
+    lse = _empty(q, heads, n, dtype=torch.float32)
+    attention_fwd[(heads,)](q, k, v, o, lse, n, scale, SEQ=tegula.next_power_of_2(max(n, 16)),
+                            D=d)
+    return o, lse
+
+
+@tegula.torch.custom_op(
+    "tegula_demo::attention_bwd",
+    fake=lambda q, k, v, o, do, lse, scale: (torch.empty_like(q), torch.empty_like(k),
+                                             torch.empty_like(v)))
+def attention_bwd_op(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, o: torch.Tensor,
+                     do: torch.Tensor, lse: torch.Tensor, scale: float
+                     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(dq, dk, dv) of attention_fwd_op."""
+    heads, n, d = _attention_shape(q, k, v)
+    q, k, v, o, do = (t.contiguous() for t in (q, k, v, o, do))
+    dq, dk, dv = _empty(q), _empty(k), _empty(v)
+    attention_bwd[(heads,)](q, k, v, o, do, lse, dq, dk, dv, n, scale,
+                            SEQ=tegula.next_power_of_2(max(n, 16)), D=d)
+    return dq, dk, dv
+
+
+class Attention(torch.autograd.Function):
+    """Softmax attention with Tegula's forward and backward kernels."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, scale):
+        o, lse = attention_fwd_op(q, k, v, scale)
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.scale = scale
+        return o
+
+    @staticmethod
+    def backward(ctx, do):
+        q, k, v, o, lse = ctx.saved_tensors
+        dq, dk, dv = attention_bwd_op(q, k, v, o, do, lse, ctx.scale)
+        return dq, dk, dv, None
+
+
+def attention(q, k, v, scale=None):
+    return Attention.apply(q, k, v, q.shape[-1] ** -0.5 if scale is None else scale)

@@ -60,3 +60,53 @@ def column_sum(P, Out, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
         acc += tl.sum(tl.load(P + rows[:, None] * N + cols[None, :], mask=mask, other=0.),
                       axis=0)
     tl.store(Out + cols, acc, mask=cols < N)
+
+
+@tegula.jit
+def attention_fwd(Q, K, V, O, LSE, n, scale, SEQ: tl.constexpr, D: tl.constexpr):
+    """Softmax(Q K^T scale) V of one head a program, the whole sequence in
+    one tile (n <= SEQ); LSE keeps each row's log-sum-exp for the backward."""
+    base = tl.program_id(0).to(tl.int64) * n * D
+    rows = tl.arange(0, SEQ)
+    d = tl.arange(0, D)
+    valid = rows < n
+    q = tl.load(Q + base + rows[:, None] * D + d[None, :], mask=valid[:, None], other=0.)
+    kt = tl.load(K + base + rows[None, :] * D + d[:, None], mask=valid[None, :], other=0.)
+    v = tl.load(V + base + rows[:, None] * D + d[None, :], mask=valid[:, None], other=0.)
+    s = tl.where(valid[None, :], tl.dot(q, kt) * scale, -float("inf"))
+    m = tl.max(s, 1)
+    p = tl.exp(s - m[:, None])
+    l = tl.sum(p, 1)
+    o = tl.dot(p / l[:, None], v)
+    tl.store(O + base + rows[:, None] * D + d[None, :], o, mask=valid[:, None])
+    tl.store(LSE + tl.program_id(0) * n + rows, m + tl.log(l), mask=valid)
+
+
+@tegula.jit
+def attention_bwd(Q, K, V, O, DO, LSE, DQ, DK, DV, n, scale, SEQ: tl.constexpr,
+                  D: tl.constexpr):
+    """dQ, dK, dV of attention_fwd, recomputing the probabilities from LSE."""
+    base = tl.program_id(0).to(tl.int64) * n * D
+    rows = tl.arange(0, SEQ)
+    d = tl.arange(0, D)
+    valid = rows < n
+    tile = base + rows[:, None] * D + d[None, :]
+    tile_t = base + rows[None, :] * D + d[:, None]
+    q = tl.load(Q + tile, mask=valid[:, None], other=0.)
+    k = tl.load(K + tile, mask=valid[:, None], other=0.)
+    kt = tl.load(K + tile_t, mask=valid[None, :], other=0.)
+    vt = tl.load(V + tile_t, mask=valid[None, :], other=0.)
+    o = tl.load(O + tile, mask=valid[:, None], other=0.)
+    do = tl.load(DO + tile, mask=valid[:, None], other=0.)
+    lse = tl.load(LSE + tl.program_id(0) * n + rows, mask=valid, other=0.)
+    s = tl.dot(q, kt) * scale
+    p = tl.where(valid[:, None] & valid[None, :], tl.exp(s - lse[:, None]), 0.)
+    dv = tl.dot(tl.trans(p), do)
+    dp = tl.dot(do, vt)
+    delta = tl.sum(do * o, 1)
+    ds = p * (dp - delta[:, None])
+    dq = tl.dot(ds, k) * scale
+    dk = tl.dot(tl.trans(ds), q) * scale
+    tl.store(DQ + tile, dq, mask=valid[:, None])
+    tl.store(DK + tile, dk, mask=valid[:, None])
+    tl.store(DV + tile, dv, mask=valid[:, None])

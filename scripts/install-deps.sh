@@ -6,8 +6,9 @@
 set -euo pipefail
 
 PACKAGES=(
-  # build
-  cmake ninja-build ccache python3 python3-venv python3-pip
+  # build; g++ also compiles torch.compile's CPU code and tegula.jax's XLA
+  # FFI handler in the interop tests
+  cmake ninja-build ccache g++ python3 python3-venv python3-pip
   # `pip install --no-build-isolation ./python` offline, scripts/build-wheel.py
   python3-setuptools python3-wheel
   # python/ tests (system Python); python3-dev: the C extension tegula._accel

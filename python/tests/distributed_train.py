@@ -5,9 +5,11 @@ as PyTorch operators, paired by autograd.Functions).
 
 On the host: the gloo backend, each process a CPU "device" with its share
 of the batch; DistributedDataParallel averages the gradients across them.
-``python distributed_train.py OUT_DIR [WORLD_SIZE]`` runs it and writes each
-rank's loss and gradients to OUT_DIR/rank<R>.pt (test_distributed_host.py
-compares them with one process's eager PyTorch step on the whole batch)."""
+``python distributed_train.py OUT_DIR [WORLD_SIZE] [gloo|nccl]`` runs it,
+writes each rank's loss and gradients to OUT_DIR/rank<R>.pt and compares
+them with one process's float64 eager PyTorch step on the whole batch
+(test_distributed_host.py does so with gloo). With nccl each process takes
+CUDA device <rank> (the GPU machine: not run yet)."""
 import os
 import socket
 import sys
@@ -75,18 +77,24 @@ def step(model, x, target):
     return loss
 
 
-def worker(rank, world_size, port, seed, out_dir):
+def worker(rank, world_size, port, seed, out_dir, backend):
     os.environ["MASTER_ADDR"] = "127.0.0.1"
     os.environ["MASTER_PORT"] = str(port)
-    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    device = torch.device("cpu")
+    if backend == "nccl":  # one CUDA device a process; Tegula launches on its stream
+        device = torch.device("cuda", rank)
+        torch.cuda.set_device(device)
+    dist.init_process_group(backend, rank=rank, world_size=world_size)
     try:
         model, x, target = make(seed, tegula_ops())
-        ddp = torch.nn.parallel.DistributedDataParallel(model)
+        model.to(device)
+        ddp = torch.nn.parallel.DistributedDataParallel(
+            model, device_ids=[rank] if device.type == "cuda" else None)
         shard = x.shape[0] // world_size
         rows = slice(rank * shard, (rank + 1) * shard)
-        loss = step(ddp, x[rows], target[rows])
-        grads = {n: p.grad.detach().clone() for n, p in model.named_parameters()}
-        torch.save({"loss": loss.detach(), "grads": grads},
+        loss = step(ddp, x[rows].to(device), target[rows].to(device))
+        grads = {n: p.grad.detach().cpu() for n, p in model.named_parameters()}
+        torch.save({"loss": loss.detach().cpu(), "grads": grads},
                    os.path.join(out_dir, "rank%d.pt" % rank))
     finally:
         dist.destroy_process_group()
@@ -98,10 +106,37 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run(out_dir, world_size=2, seed=0):
-    mp.spawn(worker, args=(world_size, free_port(), seed, out_dir), nprocs=world_size,
-             join=True)
+def run(out_dir, world_size=2, seed=0, backend="gloo"):
+    mp.spawn(worker, args=(world_size, free_port(), seed, out_dir, backend),
+             nprocs=world_size, join=True)
+
+
+def check(out_dir, world_size, seed):
+    """Each rank's gradients and the mean loss against one process's float64
+    eager PyTorch step on the whole batch; AssertionError otherwise."""
+    model, x, target = make(seed, TORCH_OPS)
+    model = model.double()
+    loss = step(model, x.double(), target.double())
+    expected = {n: p.grad for n, p in model.named_parameters()}
+    losses = []
+    for rank in range(world_size):
+        got = torch.load(os.path.join(out_dir, "rank%d.pt" % rank))
+        losses.append(got["loss"].double())
+        assert set(got["grads"]) == set(expected)
+        for name, grad in got["grads"].items():
+            assert not torch.isnan(grad).any(), "rank %d: %s has NaNs" % (rank, name)
+            torch.testing.assert_close(grad.double(), expected[name], atol=2e-5, rtol=1e-4,
+                                       msg=lambda m, name=name: "%s: %s" % (name, m))
+    # Each rank's loss is over its share of the batch: their mean is the whole batch's.
+    torch.testing.assert_close(sum(losses) / world_size, loss.detach(), atol=1e-5, rtol=1e-5)
 
 
 if __name__ == "__main__":
-    run(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 2)
+    out = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    backend = sys.argv[3] if len(sys.argv) > 3 else "gloo"
+    seed = int.from_bytes(os.urandom(4), "little")
+    run(out, n, seed, backend)
+    check(out, n, seed)
+    print("%d processes, %s: every rank's gradients match one process's eager PyTorch step"
+          % (n, backend))

@@ -125,8 +125,9 @@ def check(out_dir, world_size, seed):
         assert set(got["grads"]) == set(expected)
         for name, grad in got["grads"].items():
             assert not torch.isnan(grad).any(), "rank %d: %s has NaNs" % (rank, name)
-            torch.testing.assert_close(grad.double(), expected[name], atol=2e-5, rtol=1e-4,
-                                       msg=lambda m, name=name: "%s: %s" % (name, m))
+            # Relative to the gradient's norm: fp32 against float64 is ~1e-6.
+            error = ((grad.double() - expected[name]).norm() / expected[name].norm()).item()
+            assert error < 2e-5, "rank %d: %s is off by %.2g of its norm" % (rank, name, error)
     # Each rank's loss is over its share of the batch: their mean is the whole batch's.
     torch.testing.assert_close(sum(losses) / world_size, loss.detach(), atol=1e-5, rtol=1e-5)
 

@@ -6,8 +6,9 @@
 set -euo pipefail
 
 PACKAGES=(
-  # build
-  cmake ninja-build ccache python3 python3-venv python3-pip
+  # build; g++ also compiles torch.compile's CPU code and tegula.jax's XLA
+  # FFI handler in the interop tests
+  cmake ninja-build ccache g++ python3 python3-venv python3-pip
   # `pip install --no-build-isolation ./python` offline, scripts/build-wheel.py
   python3-setuptools python3-wheel
   # python/ tests (system Python); python3-dev: the C extension tegula._accel
@@ -63,6 +64,20 @@ if [ "${TEGULA_SKIP_INTEL_OPENCL:-0}" != 1 ] &&
   $SUDO /usr/bin/python3 -m venv "$INTEL_OPENCL_VENV"
   $SUDO "$INTEL_OPENCL_VENV/bin/pip" install --quiet --no-input \
     intel-opencl-rt intel-cmplr-lib-rt
+fi
+
+# PyTorch and JAX for the interop tests (python/tests/test_torch_host.py,
+# test_jax_host.py, test_distributed_host.py), from PyPI into a venv of
+# their own at $TEGULA_INTEROP_VENV (default below); TEGULA_SKIP_INTEROP=1
+# skips it. PyPI's Linux torch wheel is a CUDA build that depends on ~3 GB of
+# nvidia-* wheels; the CPU needs none of their code, but libtorch links some
+# of them, so torch is installed with --no-deps, with its pure-Python
+# dependencies, and only the CUDA library wheels that `import torch` still
+# misses here (none where a compatible CUDA toolkit is on the library path):
+# scripts/interop-venv.sh. pip's cache (~/.cache/pip) is kept between runs.
+INTEROP_VENV=${TEGULA_INTEROP_VENV:-/opt/tegula-interop}
+if [ "${TEGULA_SKIP_INTEROP:-0}" != 1 ]; then
+  $SUDO "$(dirname "$0")/interop-venv.sh" "$INTEROP_VENV"
 fi
 
 missing_pip=()

@@ -381,6 +381,8 @@ class Buffer(_Owned):
     otherwise. Freeing twice is harmless."""
 
     _destroy_fn = "tegula_buffer_free"
+    #: A launch passes a Buffer as itself, never through its ``__dlpack__``.
+    _tegula_buffer = True
 
     def __init__(self, device, nbytes, dtype=None, shape=None):
         if not isinstance(device, Device):
@@ -416,6 +418,18 @@ class Buffer(_Owned):
         """The device address a pointer kernel argument carries."""
         self._require()
         return self._address
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export (``torch.from_dlpack``, ``jax.dlpack.from_dlpack``,
+        ``np.from_dlpack``): the memory in place, as ``dtype`` and ``shape``
+        when known, else as bytes. Tegula work on it must be complete first
+        (synchronize the streams that wrote it)."""
+        from ._interop import export_dlpack
+        return export_dlpack(self, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        from ._interop import dlpack_device
+        return dlpack_device(self)
 
     def __len__(self):
         return self._size

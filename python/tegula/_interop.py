@@ -164,8 +164,9 @@ class _DLTensor(ctypes.Structure):
 def is_dlpack_only(value):
     """Whether |value| is an array known only through ``__dlpack__`` (no
     ``__array_interface__``, ``__cuda_array_interface__``, not a torch
-    tensor: those are read their own way)."""
+    tensor, a tegula.Buffer: those are read their own way)."""
     return callable(getattr(type(value), "__dlpack__", None)) and \
+        not getattr(type(value), "_tegula_buffer", False) and \
         callable(getattr(value, "__dlpack_device__", None)) and \
         getattr(value, "__array_interface__", None) is None and \
         not hasattr(value, "__cuda_array_interface__") and not is_torch_tensor(value)
@@ -356,3 +357,94 @@ def torch_current_stream(index):
     if raw is not None:
         return int(raw(index))
     return int(torch.cuda.current_stream(index).cuda_stream)
+
+
+# -- DLPack export: tegula.Buffer.__dlpack__ ------------------------------------
+
+class _DLManagedTensor(ctypes.Structure):
+    """DLPack's (unversioned) DLManagedTensor."""
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p),
+                ("deleter", ctypes.c_void_p)]
+
+
+#: What each exported tensor keeps alive until its deleter runs:
+#: id -> (managed tensor, shape, strides, the Buffer).
+_exported = {}
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+#: DLPack device types of the backends whose memory can be exported.
+_DLPACK_EXPORT = {"host": 1, "nvidia": 2, "amd": 10}
+_NUMPY_TO_DLPACK = {v: k for k, v in _DLPACK_DTYPES.items()}
+
+
+@_DELETER
+def _dlpack_deleter(managed):
+    ctx = _DLManagedTensor.from_address(managed).manager_ctx
+    _exported.pop(ctx, None)
+
+
+@_CAPSULE_DESTRUCTOR
+def _dlpack_capsule_destructor(capsule):
+    # Called with the capsule's refcount at 0: only C calls on the raw
+    # pointer. A consumer renames the capsule "used_dltensor" and owns the
+    # tensor; an unconsumed one is deleted here.
+    api = ctypes.pythonapi
+    api.PyCapsule_IsValid.restype = ctypes.c_int
+    api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+    if api.PyCapsule_IsValid(capsule, b"dltensor"):
+        api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+        api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        _dlpack_deleter(api.PyCapsule_GetPointer(capsule, b"dltensor"))
+
+
+def dlpack_device(buffer):
+    """``__dlpack_device__()`` of a tegula.Buffer: (device type, index)."""
+    kind = _DLPACK_EXPORT.get(buffer.device.backend)
+    if kind is None:
+        raise BufferError("memory of a %s device has no DLPack device type Tegula exports "
+                          "(host, nvidia and amd memory can be)" % buffer.device.backend)
+    index = buffer.device.name.rsplit(":", 1)[-1]
+    return kind, int(index) if index.isdigit() else 0
+
+
+def export_dlpack(buffer, dl_device=None, copy=None):
+    """A DLPack capsule ("dltensor") of a tegula.Buffer's memory with its
+    dtype and shape (``tegula.empty``), else its bytes as uint8. Work on the
+    Buffer must be complete (Tegula streams synchronized) before the
+    consumer uses it."""
+    import numpy as np
+    if copy:
+        raise BufferError("tegula.Buffer.__dlpack__ cannot copy (copy=True)")
+    kind, index = dlpack_device(buffer)
+    if dl_device is not None and tuple(int(v) for v in dl_device) != (kind, index):
+        raise BufferError("the Buffer is on DLPack device %s, not %s" % ((kind, index),
+                                                                         tuple(dl_device)))
+    dtype = np.dtype(buffer.dtype) if buffer.dtype is not None else np.dtype(np.uint8)
+    name = dtype_name(dtype)
+    from . import language as tl
+    key = None
+    for d in tl.DTYPES:
+        if d.short_name == name:
+            key = _NUMPY_TO_DLPACK.get(d.name)
+    if key is None:
+        raise BufferError("a Buffer of %s has no DLPack dtype" % dtype)
+    shape = buffer.shape if buffer.shape is not None else (buffer.nbytes // dtype.itemsize,)
+    shape_arr = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+    managed = _DLManagedTensor()
+    t = managed.dl_tensor
+    t.data = buffer.device_address
+    t.device = _DLDevice(kind, index)
+    t.ndim = len(shape)
+    t.dtype = _DLDataType(key[0], key[1], 1)
+    t.shape = ctypes.cast(shape_arr, ctypes.POINTER(ctypes.c_int64))
+    t.strides = None  # compact, row-major
+    t.byte_offset = 0
+    ctx = id(managed)
+    managed.manager_ctx = ctx
+    managed.deleter = ctypes.cast(_dlpack_deleter, ctypes.c_void_p).value
+    _exported[ctx] = (managed, shape_arr, buffer)
+    new = ctypes.pythonapi.PyCapsule_New
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return new(ctypes.addressof(managed), b"dltensor",
+               ctypes.cast(_dlpack_capsule_destructor, ctypes.c_void_p).value)

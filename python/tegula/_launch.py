@@ -1030,6 +1030,23 @@ def check_launch_options(fn, num_warps, num_stages):
         raise _fail(ValueError, fn, "num_stages must be an int >= 0, not %r" % (num_stages,))
 
 
+def _refuse_copy_while_capturing(fn, name, arr):
+    """RuntimeError when a host array would be copied to the device while
+    PyTorch captures a CUDA graph: the copy allocates device memory and
+    synchronizes, which a capture forbids (and a replay would not redo)."""
+    torch = _interop._torch()
+    cuda = getattr(torch, "cuda", None) if torch is not None else None
+    capturing = getattr(cuda, "is_current_stream_capturing", None)
+    try:
+        active = capturing is not None and cuda.is_available() and capturing()
+    except Exception:  # pragma: no cover - a torch without a usable CUDA
+        active = False
+    if active:
+        raise _fail(RuntimeError, fn, "argument '%s' is host memory (%s), which a launch "
+                    "copies to the device and back; that cannot happen inside a CUDA graph "
+                    "capture: pass a CUDA tensor" % (name, type(arr.obj).__name__))
+
+
 def specialize(fn, arguments, device, arrays, temporaries=None, dtypes=None):
     """(signature entries, passed) of a launch (or warmup) on |device| with
     the bound |arguments|: one entry per parameter (a constexpr's literal,
@@ -1084,6 +1101,7 @@ def specialize(fn, arguments, device, arrays, temporaries=None, dtypes=None):
             elif temporaries is None:
                 address = 0
             else:
+                _refuse_copy_while_capturing(fn, p.name, arr)
                 arr.buffer = _shared_buffer(passed, arr) or Buffer(device, arr.nbytes)
                 if arr.buffer not in temporaries:
                     temporaries.append(arr.buffer)

@@ -17,7 +17,7 @@ import jax.numpy as jnp  # noqa: E402
 import tegula  # noqa: E402
 import tegula.jax as tj  # noqa: E402
 import tegula.language as tl  # noqa: E402
-from kernels.interop_kernels import scaled_add  # noqa: E402
+from kernels.interop_kernels import layer_norm_fwd_jax, scaled_add  # noqa: E402
 
 jax.config.update("jax_platforms", "cpu")
 
@@ -51,24 +51,6 @@ def call_layer_norm(x, w, b, eps=1e-5):
             jax.ShapeDtypeStruct((rows,), jnp.float32)],
         grid=(rows,), stride=n, N=n, eps=eps, BLOCK=tegula.next_power_of_2(n))
     return y, mean, rstd
-
-
-@tegula.jit
-def layer_norm_fwd_jax(X, W, B, Y, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
-    """layer_norm_fwd with the inputs first and the outputs after them, the
-    order kernel_call passes pointers in."""
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    mask = cols < N
-    x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
-    mean = tl.sum(x, axis=0) / N
-    xc = tl.where(mask, x - mean, 0.)
-    rstd = 1 / tl.sqrt(tl.sum(xc * xc, axis=0) / N + eps)
-    w = tl.load(W + cols, mask=mask)
-    b = tl.load(B + cols, mask=mask)
-    tl.store(Y + row * stride + cols, xc * rstd * w + b, mask=mask)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
 
 
 def ref_layer_norm(x, w, b, eps=1e-5):

@@ -17,6 +17,18 @@ def scaled_add(X, Y, Out, n, alpha, BLOCK: tl.constexpr):
 
 @tegula.jit
 def layer_norm_fwd(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    layer_norm_fwd_row(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK)
+
+
+@tegula.jit
+def layer_norm_fwd_jax(X, W, B, Y, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+    """layer_norm_fwd with the inputs first and the outputs after them, the
+    order tegula.jax.kernel_call passes pointers in."""
+    layer_norm_fwd_row(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK)
+
+
+@tegula.jit
+def layer_norm_fwd_row(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     mask = cols < N

@@ -97,6 +97,28 @@ LogicalResult tegula::lowering::lowerAssertOp(Lowerer &l, tile::AssertOp op,
   return success();
 }
 
+LogicalResult tegula::lowering::lowerOutOfBoundsOp(Lowerer &l,
+                                                   tile::OutOfBoundsOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  std::string file = "<unknown>";
+  unsigned line = 0;
+  if (std::optional<FileLineColLoc> where = fileLocation(loc)) {
+    file = where->getFilename().str();
+    line = where->getLine();
+  }
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, l.lookup(op.getFailed()),
+                                  false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (failed(l.hooks.buildBoundsFailure(
+          b, loc, op.getAccess(), file, line, l.functionName,
+          l.lookup(op.getIndex()), l.lookup(op.getBegin()),
+          l.lookup(op.getEnd()))))
+    return l.unsupported(op, "the target cannot report out-of-bounds accesses");
+  return success();
+}
+
 namespace {
 
 /// The elements of a tile in scratch, in order.
@@ -122,6 +144,8 @@ tegula::lowering::lowerDebugFamily(Lowerer &l, Operation *op) {
     return lowerAssertOp(l, assertOp, [&](Value tile, auto body) {
       forEachScratchElement(l, tile, body);
     });
+  if (auto outOfBounds = dyn_cast<tile::OutOfBoundsOp>(op))
+    return lowerOutOfBoundsOp(l, outOfBounds);
   if (isa<tile::DebugBarrierOp>(op)) {
     l.hooks.buildBarrier(l.b, op->getLoc());
     return success();

@@ -215,7 +215,8 @@ std::pair<unsigned, unsigned> argsAndChecks(const std::string &bytecode) {
 
 TEST(CompilerAPI, DebugAddsBoundsChecksAndTheirArguments) {
   const char *sig = "*fp32:16, *fp32:16, *fp32:16, i32, 1024";
-  tegula_compile_options o = makeOptions(kVectorAdd, "kernel.py", "add_kernel", sig);
+  std::string source = kVectorAdd;
+  tegula_compile_options o = makeOptions(source, "kernel.py", "add_kernel", sig);
   Compiled plain = run(o);
   ASSERT_EQ(plain.code, TEGULA_COMPILER_SUCCESS) << plain.message;
   EXPECT_EQ(argsAndChecks(plain.bytecode), std::make_pair(4u, 0u));

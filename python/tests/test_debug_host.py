@@ -16,6 +16,7 @@ import pytest
 import tegula
 
 from kernels import debug_kernels as dk
+from kernels.reliability_kernels import copy_kernel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(HERE, "kernels", "debug_kernels.py")
@@ -49,7 +50,7 @@ def test_accesses_inside_run_as_without_debug(host, debug):
     rng = np.random.default_rng()
     src = rng.standard_normal(1000).astype(np.float32)
     dst = np.full(1000, np.nan, np.float32)
-    dk.copy_kernel[(8,)](dst, src, 1000, BLOCK=128, device=host)
+    copy_kernel[(8,)](dst, src, 1000, BLOCK=128, device=host)
     np.testing.assert_array_equal(dst, src)
     # 2-D, a loop-carried pointer, an atomic, a scalar store: all inside.
     out = np.full((5, 16), -1, np.float32)
@@ -173,7 +174,7 @@ def test_read_only_inputs_still_run(host, debug):
     src = np.arange(64, dtype=np.float32)
     src.setflags(write=False)
     dst = np.zeros(64, np.float32)
-    dk.copy_kernel[(1,)](dst, src, 64, BLOCK=64, device=host)
+    copy_kernel[(1,)](dst, src, 64, BLOCK=64, device=host)
     np.testing.assert_array_equal(dst, src)
 
 

@@ -5,13 +5,6 @@ import tegula.language as tl
 
 
 @tegula.jit
-def copy_kernel(dst_ptr, src_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets, mask=mask), mask=mask)
-
-
-@tegula.jit
 def unmasked_store_kernel(dst_ptr, src_ptr, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets))

@@ -79,7 +79,7 @@ def test_a_library_that_is_not_the_compiler(monkeypatch):
 
 
 def test_api_version():
-    assert _compiler.api_version() == (1, 2)
+    assert _compiler.api_version() == (1, 3)
 
 
 # -- Compiling -----------------------------------------------------------------

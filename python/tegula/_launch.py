@@ -34,6 +34,7 @@ from . import _interop
 from . import _runtime as _rt
 from . import language as tl
 from . import Buffer, Device, Stream, _Owned
+from ._accel_py import _span
 from ._jit import TensorWrapper, _array_pointer, _constexpr_literal, dtype_name, specialize_arg
 from .tools.tensor_descriptor import TensorDescriptor
 
@@ -1033,17 +1034,6 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck
-
-
-def _span(shape, strides, itemsize):
-    """(first byte, one past the last byte) of a strided view's elements,
-    as offsets from its data pointer (strides in bytes)."""
-    shape = [int(n) for n in shape]
-    if any(n == 0 for n in shape):
-        return 0, 0
-    begin = sum(min(0, (n - 1) * int(st)) for n, st in zip(shape, strides))
-    end = sum(max(0, (n - 1) * int(st)) for n, st in zip(shape, strides))
-    return begin, end + int(itemsize)
 
 
 def _object_span(obj):

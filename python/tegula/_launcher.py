@@ -8,12 +8,18 @@ what must be done per call:
    its key part and the value to pack (Triton's specialization: an array's
    dtype and 16-byte alignment, an int's i32/i64/u64 and :1/:16, the types
    of floats and bools), constexprs by type and value, then num_warps,
-   num_stages, the compile options, the option variables' values, device=
-   and the stream's device;
+   num_stages, the debug mode (``jit(debug=)``, else ``TEGULA_DEBUG``), the
+   compile options, the option variables' values, device= and the stream's
+   device;
 3. one dict lookup of that key for the entry the first full launch of the
    key recorded (the loaded kernel, its argument layout, launch configs by
    grid, how to find PyTorch's current stream);
 4. packing into a reused buffer and the driver call (``tegula_kernel_launch``).
+   A kernel of the bounds-checked debug mode takes two hidden i64 arguments
+   per pointer argument (the first and one past the last byte of its
+   array): its entry computes them per call from the arrays passed
+   (``_accel_py.arg_bounds``), since arrays of one key may differ in size,
+   and packs them after the others.
 
 A key without an entry, an argument ``arg_key`` does not take, a value that
 does not pack as the compiled kernel's type, a freed stream or an unloaded
@@ -33,6 +39,7 @@ same keys, values and packed bytes (tests/test_accel.py).
 import ctypes
 import functools
 import keyword
+import os
 import struct
 
 from . import _accel_py
@@ -105,7 +112,7 @@ class Entry:
     """What a launch of one key needs: see the module doc."""
 
     __slots__ = ("ck", "device", "run", "pack", "configs", "config_objects", "block",
-                 "torch", "refs")
+                 "torch", "refs", "bounds")
 
     def config(self, fn, grid):
         """(address of the launch config, (x, y, z)) of |grid|, checked as a
@@ -166,6 +173,13 @@ class _Missing:
 
 _NA = _Missing()
 
+# TEGULA_DEBUG's value (a key part of kernels without jit(debug=)), read
+# from os.environ's own dict as _runtime.option_environment reads.
+if _rt._environ_data is not None:
+    _debug_env = functools.partial(_rt._environ_data.get, b"TEGULA_DEBUG")
+else:  # pragma: no cover - not POSIX
+    _debug_env = functools.partial(os.environ.get, "TEGULA_DEBUG")
+
 
 def _generate(fn, state):
     """The kernel's (launch, key) functions: see the module doc. ``key``
@@ -177,7 +191,7 @@ def _generate(fn, state):
     params, defaults, kwdefaults, required = sig
     names = fn.arg_names
     cx = set(fn.constexprs)
-    keys, vals = [], []
+    keys, vals, raw = [], [], []
     lines = []
     for i, n in enumerate(names):
         if n in cx:
@@ -188,12 +202,17 @@ def _generate(fn, state):
         lines.append("k%d, v%d = %s" % (i, i, call))
         keys.append("k%d" % i)
         vals.append("v%d" % i)
+        raw.append(n)
+    # The debug mode (_launch.debug_enabled) before the option variables:
+    # _slow finds those at key[-3].
     keys += ["type(num_warps), num_warps, type(num_stages), num_stages",
+             "_fn.debug if _fn.debug is not None else _debug_env()",
              "_options(_tg_kw) if _tg_kw else ()", "_env()",
              "device if device is None else _device_key(device)",
              "None if stream is None else _stream_key(stream)"]
     values = "(%s)" % "".join(n + ", " for n in names)
     packed = "".join(v + ", " for v in vals)
+    arrays = "".join(n + ", " for n in raw)
     meta = "{%s}" % ", ".join("%r: %s" % (n, n) for n in names)
     name = fn.__name__ if fn.__name__.isidentifier() and not keyword.iskeyword(
         fn.__name__) and not fn.__name__.startswith("_tg_") and fn.__name__ not in \
@@ -229,6 +248,10 @@ def {name}({params}):
         h = stream._handle
         if h is None:
             return {slow % "None, None"}
+    if e.bounds is not None:  # a debug kernel: its arrays' bounds, per call
+        if _bounded(_fn, e, g3, stream, {values}, h, cfg, ({packed}), ({arrays})):
+            return ck
+        return {slow % "None, None"}
     if _L._HOOKED:
         if _hooked(_fn, e, g3, stream, {values}, h, cfg, ({packed})):
             return ck
@@ -257,7 +280,7 @@ def key({params}):
         "_options": lambda kw: _options(fn, kw), "_env": _rt.option_environment,
         "_device_key": _device_key, "_stream_key": _stream_key, "_NA": _NA,
         "_slow": lambda *a: _slow(fn, state, *a), "_fn": fn, "_L": _launch,
-        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key, "_grid3": accel.grid3,
+        "_hooked": _hooked, "_bounded": _bounded, "_debug_env": _debug_env, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key, "_grid3": accel.grid3,
         "_bind_error": lambda extra, values, kw: _bind_error(fn, extra, values, kw),
     }
     exec(compile(src, "<tegula launcher of %s>" % fn.__name__, "exec"), scope)  # noqa: S102
@@ -324,6 +347,7 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
     if kw:  # a keyword that is neither a parameter nor an option: bind says so
         _bind_error(fn, (), values, kw)
     arguments = dict(zip(fn.arg_names, values))
+    raw = tuple(arguments[n] for n in fn.arg_names if n not in fn.constexprs)
     for name, kind in fn._nospec.items():
         arguments[name] = _unspecialized(arguments[name], kind)
     record = None
@@ -331,7 +355,7 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
         def record(*launched):
             # The option variables' values as the launch (which may have
             # loaded the plugins that declare them) left them.
-            _record(state, key[:-3] + (_rt.option_environment(),) + key[-2:], vals,
+            _record(state, key[:-3] + (_rt.option_environment(),) + key[-2:], vals, raw,
                     device, stream, *launched)
     return _launch._full_launch(fn, grid, arguments, num_warps, num_stages, device, stream,
                                 options, record)
@@ -359,6 +383,41 @@ def _hooked(fn, e, g3, stream, values, h, cfg, vals):
             _fail(e, err)
     _launch._run_hooked(fn, e.ck, g3, stream, dict(zip(fn.arg_names, values)), run)
     return True
+
+
+def _bounded(fn, e, g3, stream, values, h, cfg, vals, arrays):
+    """The launch of a debug kernel's entry: |vals| and the bounds of the
+    pointer arguments among |arrays| (the arguments as given); False, with
+    nothing launched, when a bound or a value cannot be had here (the full
+    launch then computes them, or says what is wrong)."""
+    try:
+        vals = vals + e.bounds(arrays)
+    except Exception:
+        return False
+    from . import _launch
+    if _launch._HOOKED:
+        return _hooked(fn, e, g3, stream, values, h, cfg, vals)
+    err = e.run(h, cfg, *vals)
+    if err:
+        _fail(e, err)
+    return err is not None
+
+
+def _bounds_function(positions):
+    """bounds(arrays) -> the debug kernel's hidden arguments: the first and
+    one past the last byte of each array at |positions|, from its address
+    (what _launch.bounds_arguments passes on the full launch)."""
+    arg_bounds = _accel_py.arg_bounds
+
+    def bounds(arrays):
+        out = []
+        for i in positions:
+            b = arg_bounds(arrays[i])
+            if b is None:
+                raise _Miss
+            out += b
+        return tuple(out)
+    return bounds
 
 
 # -- Recording an entry ------------------------------------------------------------------
@@ -400,14 +459,20 @@ class _TorchStream:
         return self.stream()._require()
 
 
-def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_memory,
-            stream, packed):
+def _record(state, key, vals, arrays, device_arg, stream_arg, device, ck, passed,
+            host_memory, stream, packed):
     """After a full launch of |key|'s call: an entry for the key when the
     launcher can repeat it (every argument passed as it is, and a layout
-    that packs exactly as tegula_args_pack does)."""
+    that packs exactly as tegula_args_pack does). |arrays|: the arguments
+    as given, one per value of |vals|; a debug kernel's entry computes the
+    bounds of the pointers among them per call."""
     from . import _launch
     from . import Buffer
-    if vals is None or len(vals) != len(passed) or len(ck.args) != len(passed):
+    if vals is None or len(vals) != len(passed) or len(arrays) != len(passed):
+        return
+    positions = [i for i, (_, _, (kind, _)) in enumerate(passed) if kind == "ptr"]
+    hidden = 2 * len(positions) if getattr(ck, "debug", False) else 0
+    if len(ck.args) != len(passed) + hidden:
         return
     torch_index = None
     torch_cuda = False
@@ -449,6 +514,14 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
             codes.append(dt)
             convert.append(conv)
         offsets_used.append(off)
+    bounds = None
+    if hidden:
+        # The hidden i64s after the others (_launch.bounds_arguments).
+        bounds = _bounds_function(positions)
+        for off in offsets[len(passed):]:
+            codes.append("i64")
+            convert.append(None)
+            offsets_used.append(off)
     if stream_arg is None and stream is not None:
         if not torch_cuda:
             return  # a stream some argument named (__cuda_array_interface__)
@@ -457,8 +530,8 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
         return
     try:
         run, check = _runner(ck, codes, offsets_used, total, convert)
-        if check(vals) != packed:
-            return  # not the layout the runtime packs
+        if check(vals + (bounds(arrays) if bounds else ())) != packed:
+            return  # not the layout (or the bounds) the full launch packed
     except Exception:
         return
     e = Entry()
@@ -471,6 +544,7 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     e.block = ck.block
     e.torch = None if torch_index is None else _TorchStream(state.fn, device, torch_index)
     e.refs = refs
+    e.bounds = bounds
     if len(state.entries) >= _MAX_ENTRIES:
         state.entries.clear()
     state.entries[key] = e

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import tegula
+from tegula import _accel_py, _launch, _launcher
 
 from kernels import debug_kernels as dk
 from kernels.reliability_kernels import copy_kernel
@@ -168,6 +169,71 @@ def test_the_debug_mode_is_part_of_the_kernel_cache_key(host, monkeypatch):
     monkeypatch.setenv("TEGULA_DEBUG", "0")
     kernel[(1,)](dst, src, BLOCK=128, device=host)  # the first kernel again
     assert kernel.compile_count == compiled + 1
+
+
+@pytest.mark.parametrize("steps", ["C", "python"])
+def test_the_launchers_entries_pass_each_calls_bounds(host, debug, monkeypatch, steps):
+    # After the first (full) launch, launches of the same kind go through
+    # the generated launcher's entry: its hidden arguments must be the
+    # bounds of this call's arrays, not of the first call's.
+    if steps == "python":
+        monkeypatch.setattr(_launcher, "accel", _accel_py._Fallback)
+    elif not getattr(_launcher.accel, "available", False):
+        pytest.skip("tegula._accel is not built")
+    kernel = dk.fast_path_kernel
+    kernel._fast = None
+    full = []
+    real = _launch._full_launch
+
+    def counted(fn, *args, **kwargs):
+        full.append(fn.__name__)
+        return real(fn, *args, **kwargs)
+    monkeypatch.setattr(_launch, "_full_launch", counted)
+    rng = np.random.default_rng()
+    src = rng.standard_normal(128).astype(np.float32)
+    ck = kernel[(1,)](np.zeros(128, np.float32), src, BLOCK=128, device=host)
+    assert full == ["fast_path_kernel"] and ck.debug
+    assert len(kernel._fast.entries) == 1
+    compiled = kernel.compile_count
+    dst = np.full(128, np.nan, np.float32)
+    assert kernel[(1,)](dst, src, BLOCK=128, device=host) is ck
+    np.testing.assert_array_equal(dst, src)
+    # Same key (aligned, writable fp32 arrays), a shorter one: reported by
+    # the entry's launch, and nothing stored past the view.
+    big = np.full(128, -1, np.float32)
+    line = line_of("tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets))",
+                   after=def_line("fast_path_kernel"))
+    with pytest.raises(tegula.TegulaError,
+                       match=report("store to 'dst_ptr'", "fast_path_kernel", line, 96, 0, 96)):
+        kernel[(1,)](big[:96], src, BLOCK=128, device=host)
+    np.testing.assert_array_equal(big[:96], src[:96])
+    assert (big[96:] == -1).all()
+    # A strided view (the same key): its span is 2 * 63 + 1 elements.
+    with pytest.raises(tegula.TegulaError, match=r"load from 'src_ptr' .* index 127 is "
+                       r"outside \[0, 127\)"):
+        kernel[(1,)](dst, np.zeros(128, np.float32)[::2], BLOCK=128, device=host)
+    assert full == ["fast_path_kernel"] and kernel.compile_count == compiled
+    # The hidden arguments, as the full launch would pass them.
+    assert _accel_py.arg_bounds(big[:96]) == (0, 384)
+    assert _accel_py.arg_bounds(big[::-2]) == (-504, 4)
+    assert _accel_py.arg_bounds(big[:0]) == (0, 0)
+    for view in (big[:96], big[::-2], big[:0], big.reshape(8, 16).T):
+        assert _accel_py.arg_bounds(view) == _launch._object_span(view)
+
+
+def test_the_launchers_key_holds_the_debug_mode(host, monkeypatch):
+    kernel = dk.cache_key_kernel
+    args = ((1,), np.zeros(64, np.float32), np.zeros(64, np.float32))
+    monkeypatch.delenv("TEGULA_DEBUG", raising=False)
+    off = kernel._launcher().key(*args, BLOCK=64)
+    monkeypatch.setenv("TEGULA_DEBUG", "1")
+    on = kernel._launcher().key(*args, BLOCK=64)
+    assert off is not None and on is not None and off != on
+    # jit(debug=) decides whatever the environment says.
+    fixed = dk.never_checked_kernel._launcher()
+    with_env = fixed.key(*args, BLOCK=64)
+    monkeypatch.delenv("TEGULA_DEBUG")
+    assert fixed.key(*args, BLOCK=64) == with_env
 
 
 def test_read_only_inputs_still_run(host, debug):

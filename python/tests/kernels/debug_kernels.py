@@ -16,6 +16,12 @@ def cache_key_kernel(dst_ptr, src_ptr, BLOCK: tl.constexpr):
     tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets))
 
 
+@tegula.jit
+def fast_path_kernel(dst_ptr, src_ptr, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(dst_ptr + offsets, tl.load(src_ptr + offsets))
+
+
 @tegula.jit(debug=True)
 def shifted_load_kernel(dst_ptr, src_ptr, shift, BLOCK: tl.constexpr):
     offsets = tl.arange(0, BLOCK)

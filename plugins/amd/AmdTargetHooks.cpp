@@ -213,6 +213,14 @@ public:
     builder.create<LLVM::Trap>(loc);
     return success();
   }
+  /// The debug mode's out-of-bounds access: llvm.trap too, for the same
+  /// reason (the launch fails; where and which index is not printed).
+  LogicalResult buildBoundsFailure(OpBuilder &builder, Location loc, StringRef,
+                                   StringRef, unsigned, StringRef, Value, Value,
+                                   Value) const override {
+    builder.create<LLVM::Trap>(loc);
+    return success();
+  }
 
   /// `llvm.amdgcn.|name|(|args|)` returning |resultType| (null: nothing),
   /// after checking the capability table; an error at |loc| and a poison

@@ -80,6 +80,8 @@ SymbolMap runtimeSymbols(LLJIT &jit) {
   add("tegula_host_print", ExecutorAddr::fromPtr(&tegula_host_print));
   add("tegula_host_assert_fail",
       ExecutorAddr::fromPtr(&tegula_host_assert_fail));
+  add("tegula_host_bounds_fail",
+      ExecutorAddr::fromPtr(&tegula_host_bounds_fail));
   add("tegula_host_barrier", ExecutorAddr::fromPtr(&tegula_host_barrier));
   add("tegula_host_shuffle", ExecutorAddr::fromPtr(&tegula_host_shuffle));
 #ifdef TEGULA_HOST_HAS_BF16_HELPERS

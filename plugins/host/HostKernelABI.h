@@ -86,6 +86,15 @@ void tegula_host_assert_fail(const tg_host_program *program,
                              uint32_t line, const char *function,
                              int64_t index);
 
+/* The debug mode's bounds check failed: |access| ("store to 'y_ptr'") at
+ * |file|:|line| in |function| reached element |index| of a buffer of
+ * elements [|begin|, |end|). Like tegula_host_assert_fail, it returns and
+ * the launch fails with an error naming all of them. */
+void tegula_host_bounds_fail(const tg_host_program *program,
+                             const char *access, const char *file,
+                             uint32_t line, const char *function,
+                             int64_t index, int64_t begin, int64_t end);
+
 /* SIMT images: every thread of the program waits here until all have
  * arrived; shared (scratch) memory written before is visible after. */
 void tegula_host_barrier(const tg_host_program *program);

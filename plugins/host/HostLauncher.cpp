@@ -232,6 +232,27 @@ extern "C" void tegula_host_assert_fail(const tg_host_program *program,
   }
 }
 
+extern "C" void tegula_host_bounds_fail(const tg_host_program *program,
+                                        const char *access, const char *file,
+                                        uint32_t line, const char *function,
+                                        int64_t index, int64_t begin,
+                                        int64_t end) {
+  auto *state = static_cast<LaunchState *>(program->launch);
+  try {
+    std::string text = "out-of-bounds " + oneLine(access) + " at " +
+                       oneLine(file) + ":" + std::to_string(line) + " in " +
+                       oneLine(function) + ": index " + std::to_string(index) +
+                       " is outside [" + std::to_string(begin) + ", " +
+                       std::to_string(end) + ") (program " +
+                       programIds(*program) + ")";
+    if (state)
+      state->fail(Status(TG_ERROR_DEVICE, std::move(text)));
+  } catch (...) {
+    if (state)
+      state->fail(Status(TG_ERROR_DEVICE, "out-of-bounds access"));
+  }
+}
+
 extern "C" void tegula_host_barrier(const tg_host_program *program) {
   if (auto *state = static_cast<LaunchState *>(program->launch))
     if (state->simt)

@@ -17,6 +17,7 @@ namespace {
 
 constexpr const char *kPrintFunction = "tegula_host_print";
 constexpr const char *kAssertFunction = "tegula_host_assert_fail";
+constexpr const char *kBoundsFunction = "tegula_host_bounds_fail";
 constexpr const char *kWho = "host target hooks";
 
 Type ptrType(MLIRContext *context) {
@@ -272,5 +273,32 @@ LogicalResult HostTargetHooks::buildAssertFailure(
       {program, message, file,
        constantI32(builder, loc, static_cast<int32_t>(line)), function,
        index64},
+      kWho);
+}
+
+LogicalResult HostTargetHooks::buildBoundsFailure(
+    OpBuilder &builder, Location loc, StringRef access, StringRef file,
+    unsigned line, StringRef function, Value index, Value begin,
+    Value end) const {
+  MLIRContext *context = builder.getContext();
+  ModuleOp module = tegula::backend::getEnclosingModule(builder);
+  Value program = programPointer(builder, loc);
+  if (!module || !program)
+    return failure();
+  Type ptr = ptrType(context);
+  Type i64 = builder.getI64Type();
+  auto calleeType = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(context),
+      {ptr, ptr, ptr, builder.getI32Type(), ptr, i64, i64, i64});
+  if (failed(
+          declareFunction(builder, loc, module, kBoundsFunction, calleeType)))
+    return failure();
+  return tegula::backend::callExternalFunction(
+      builder, loc, kBoundsFunction, calleeType,
+      {program, access, file,
+       constantI32(builder, loc, static_cast<int32_t>(line)), function,
+       toI64(builder, loc, index, /*isSigned=*/true),
+       toI64(builder, loc, begin, /*isSigned=*/true),
+       toI64(builder, loc, end, /*isSigned=*/true)},
       kWho);
 }

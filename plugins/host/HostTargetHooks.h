@@ -70,6 +70,14 @@ public:
                      llvm::StringRef message, llvm::StringRef file,
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const override;
+  /// Calls tegula_host_bounds_fail(program, access, file, line, function,
+  /// index, begin, end).
+  mlir::LogicalResult
+  buildBoundsFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                     llvm::StringRef access, llvm::StringRef file,
+                     unsigned line, llvm::StringRef function,
+                     mlir::Value index, mlir::Value begin,
+                     mlir::Value end) const override;
 
 private:
   unsigned simtWarpSize;

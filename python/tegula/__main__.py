@@ -326,7 +326,7 @@ usage: python -m tegula compile FILE.py --kernel NAME --signature SIG
                       [--constexpr NAME=VALUE]... [--target TARGET]...
                       [--emit STAGE] [--option KEY=VALUE]...
                       [--num-warps N] [--num-stages N] [--no-assert]
-                      [--locations] [--time-stages] [--no-cache]
+                      [--debug] [--locations] [--time-stages] [--no-cache]
                       [-I DIR]... [-o OUT]
 
 Compiles the @jit function NAME of FILE.py for SIG, a signature in the
@@ -355,6 +355,8 @@ and options):
   --time-stages        the wall-clock time of each target compile
                        stage on stderr (TEGULA_TIME_STAGES=1; compiles
                        without the cache)
+  --debug              check every load, store and atomic against the
+                       buffers the launch gives (docs/runtime.md)
   --no-cache           compile even when the kernel cache (`tegula
                        cache`, TEGULA_CACHE_DIR) has the result
 Exit status: 0 success, 1 error in the kernel or its options, 2 usage.
@@ -370,8 +372,8 @@ class _Usage(Exception):
 def _parse_compile(args):
     o = {"file": None, "kernel": None, "signature": None, "output": "-", "emit": None,
          "targets": [], "options": [], "constexprs": [], "num_warps": 4, "num_stages": 3,
-         "assertions": True, "locations": False, "time_stages": False, "no_cache": False,
-         "include": []}
+         "assertions": True, "debug": False, "locations": False, "time_stages": False,
+         "no_cache": False, "include": []}
     valued = {"-I": "a folder", "--kernel": "a name", "--signature": "a value", "--constexpr": "NAME=VALUE",
               "--target": "a value", "--option": "KEY=VALUE", "--emit": "a value",
               "--num-warps": "a power of 2", "--num-stages": "a non-negative integer",
@@ -426,6 +428,8 @@ def _parse_compile(args):
             o["include"].append(a[2:])
         elif a == "--no-assert":
             o["assertions"] = False
+        elif a == "--debug":
+            o["debug"] = True
         elif a == "--time-stages":
             o["time_stages"] = True
         elif a == "--no-cache":
@@ -603,7 +607,7 @@ def cmd_compile(args, out=sys.stdout, err=sys.stderr):
             source, o["kernel"], o["signature"], file_name=o["file"],
             constexprs=dict(o["constexprs"]), num_warps=o["num_warps"],
             num_stages=o["num_stages"], assertions=o["assertions"],
-            search_paths=o["include"])
+            search_paths=o["include"], debug=o["debug"])
     except _compiler.CompilationError as e:
         text = e.diagnostics
         err.write(text if text.endswith("\n") else text + "\n")

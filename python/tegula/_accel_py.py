@@ -25,6 +25,13 @@ development headers are). Both give the same results:
     int is never given to other values. The extension keeps its last answer
     until the dict changes.
 
+``arg_bounds(value)``
+    the debug mode's hidden arguments of a pointer argument that
+    ``arg_key`` took: the first and one past the last byte of its elements,
+    from the address ``arg_key`` gives (a view ends where it ends); None when
+    it cannot tell. Debug launches are not about speed: both forms of the
+    launcher compute these here, and ``_accel`` packs them as i64s.
+
 ``struct_runner(...)``
     packing (``struct``, into a reused buffer) and the driver call through
     ctypes; ``_accel`` packs and calls in C (``make_layout``, ``pack``,
@@ -176,6 +183,38 @@ def _torch_key(v):
             return ("cpu", v.dtype, not a & 15), a
     except Exception:  # a tensor-like without these: the full launch says what is wrong
         pass
+    return None
+
+
+def _span(shape, strides, itemsize):
+    """(first byte, one past the last byte) of a strided view's elements,
+    from its data pointer (strides in bytes); (0, 0) when it has none."""
+    begin = end = 0
+    for n, st in zip(shape, strides):
+        n = int(n)
+        if n == 0:
+            return 0, 0
+        step = (n - 1) * int(st)
+        if step < 0:
+            begin += step
+        else:
+            end += step
+    return begin, end + int(itemsize)
+
+
+def arg_bounds(v):
+    """See the module doc."""
+    t = type(v)
+    if t is _ndarray():
+        return _span(v.shape, v.strides, v.itemsize)
+    if t is TensorWrapper:  # the base's memory, whatever dtype it is read as
+        return arg_bounds(v.base)
+    from . import Buffer
+    if t is Buffer:
+        return 0, v.nbytes
+    if _interop.is_torch_tensor(v):
+        size = int(v.element_size())
+        return _span(v.shape, [st * size for st in v.stride()], size)
     return None
 
 

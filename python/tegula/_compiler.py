@@ -51,6 +51,7 @@ class tegula_compile_options(ctypes.Structure):
         # API 1.2
         ("search_paths", ctypes.POINTER(c_char_p)),
         ("num_search_paths", c_size_t),
+        ("debug", c_int32),  # API 1.3
     ]
 
 
@@ -187,14 +188,17 @@ def api_version():
 
 
 def compile_kernel(source, kernel, signature, file_name=None, constexprs=None,
-                   num_warps=4, num_stages=3, assertions=True, search_paths=None):
+                   num_warps=4, num_stages=3, assertions=True, search_paths=None,
+                   debug=False):
     """Tile-dialect bytecode (bytes) of |kernel| in |source| (the whole file,
     str or bytes) for |signature|. |constexprs|: {name: literal text}.
     |search_paths|: the folders where the modules the kernel imports helpers
-    from are looked for first (default: sys.path). Raises CompilationError
-    with the compiler's diagnostics (and |source| as its ``src``)."""
+    from are looked for first (default: sys.path). |debug|: the
+    bounds-checked debug mode (tegula_compile_options.debug). Raises
+    CompilationError with the compiler's diagnostics (and |source| as its
+    ``src``)."""
     return compile_kernel_info(source, kernel, signature, file_name, constexprs, num_warps,
-                               num_stages, assertions, search_paths)[0]
+                               num_stages, assertions, search_paths, debug=debug)[0]
 
 
 def default_search_paths():
@@ -206,7 +210,7 @@ def default_search_paths():
 
 def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=None,
                         num_warps=4, num_stages=3, assertions=True, search_paths=None,
-                        imported=None):
+                        imported=None, debug=False):
     """(bytecode, writes) as compile_kernel compiles: |writes| has one bool per
     kernel argument (the non-constexpr parameters, in order), True when the
     kernel may write through it (tegula_compile_result_get_arg_writes), or
@@ -214,6 +218,10 @@ def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=No
     the paths of the other modules the compile read (helpers imported from
     the user's package)."""
     lib = load_library()
+    if debug and api_version() < (1, 3):
+        raise RuntimeError("%s: the debug mode needs compiler API 1.3, but %s implements "
+                           "%d.%d" % ((kernel, _rt.loaded_path(lib.tegula_compile_kernel))
+                                      + api_version()))
     if search_paths is None:
         search_paths = default_search_paths()
     roots = [os.fsencode(p) for p in search_paths]
@@ -236,6 +244,7 @@ def compile_kernel_info(source, kernel, signature, file_name=None, constexprs=No
     root_array = (c_char_p * max(len(roots), 1))(*roots)
     o.search_paths = root_array
     o.num_search_paths = len(roots)
+    o.debug = 1 if debug else 0
     result = c_void_p()
     err = lib.tegula_compile_kernel(ctypes.byref(o), ctypes.byref(result))
     if err:

@@ -34,6 +34,7 @@ from . import _interop
 from . import _runtime as _rt
 from . import language as tl
 from . import Buffer, Device, Stream, _Owned
+from ._accel_py import _span
 from ._jit import TensorWrapper, _array_pointer, _constexpr_literal, dtype_name, specialize_arg
 from .tools.tensor_descriptor import TensorDescriptor
 
@@ -953,13 +954,24 @@ def _read_source(fn):
         raise _fail(RuntimeError, fn, "cannot read the kernel's source file: %s" % e) from None
 
 
+def debug_enabled(fn):
+    """Whether launches of |fn| run in the bounds-checked debug mode:
+    ``@jit(debug=...)`` when given, else ``TEGULA_DEBUG`` set to anything
+    but empty or 0 (as Triton's ``debug`` and ``TRITON_DEBUG``)."""
+    if fn.debug is not None:
+        return bool(fn.debug)
+    return os.environ.get("TEGULA_DEBUG", "") not in ("", "0")
+
+
 def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
     """The loaded kernel for this specialization, compiled on first use. The
-    key holds the compile options and the values of the environment
-    variables the plugins' options read, so that a change of either compiles
-    again."""
+    key holds the compile options, the debug mode and the values of the
+    environment variables the plugins' options read, so that a change of
+    any compiles again. A debug kernel (``ck.debug``) takes two more i64
+    arguments per pointer argument (bounds_arguments)."""
+    debug = debug_enabled(fn)
     key = (id(device._runtime), device.name, signature, num_warps, num_stages, options,
-           _rt.option_environment())
+           _rt.option_environment(), debug)
     with fn._lock:
         ck = fn._cache.get(key)
         if ck is not None and ck.alive:
@@ -975,7 +987,8 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
             disk_key = _diskcache.Key(source, signature, device, (
                 ("kernel", fn.__name__), ("num_warps", str(num_warps)),
                 ("num_stages", str(num_stages)),
-                ("search-paths", os.pathsep.join(roots))) + options)
+                ("search-paths", os.pathsep.join(roots))) + (("debug", "1"),) * debug
+                + options)
             blob, writes, deps = _diskcache.unpack_entry(_diskcache.lookup(disk_key))
             if blob is not None and _diskcache.dependencies_current(deps):
                 try:
@@ -984,6 +997,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                     ck = None  # an entry this runtime cannot load: compile
                 if ck is not None:
                     ck.writes = writes
+                    ck.debug = debug
                     ck.signature = signature
                     ck.requested = (num_warps, num_stages)
                     fn.compile_count += 1
@@ -1006,7 +1020,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
             bytecode, writes = _compiler.compile_kernel_info(
                 source, fn.__name__, signature, file_name=fn.source_file,
                 num_warps=num_warps, num_stages=num_stages, search_paths=roots,
-                imported=imported)
+                imported=imported, debug=debug)
             deps = _diskcache.dependencies(imported)
             ck = CompiledKernel(fn, device, signature, num_warps, num_stages, bytecode,
                                 options, keep, source)
@@ -1016,9 +1030,58 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
             raise e.name_parameters(fn.arg_names, fn.constexprs) from None
         ck.writes = writes
         ck._fn = fn
+        ck.debug = debug
         fn.compile_count += 1
         fn._cache[key] = ck
         return ck
+
+
+def _object_span(obj):
+    """_span of a NumPy-like, torch or __cuda_array_interface__ array, or
+    None when it does not say."""
+    if _interop.is_torch_tensor(obj):
+        size = int(obj.element_size())
+        return _span(obj.shape, [st * size for st in obj.stride()], size)
+    for attr in ("__array_interface__", "__cuda_array_interface__"):
+        ai = getattr(obj, attr, None)
+        if ai is None:
+            continue
+        import numpy as np
+        size = np.dtype(ai["typestr"]).itemsize
+        shape = ai["shape"]
+        strides = ai.get("strides")
+        if strides is None:  # C-contiguous
+            strides, step = [], size
+            for n in reversed(shape):
+                strides.insert(0, step)
+                step *= int(n)
+        return _span(shape, strides, size)
+    return None
+
+
+#: The bounds of a pointer argument whose buffer the launcher cannot see:
+#: wide enough to accept every access.
+_UNBOUNDED = (-2 ** 62, 2 ** 62)
+
+
+def bounds_arguments(passed):
+    """The debug mode's hidden arguments (tile-bounds-check): for each
+    pointer argument of |passed|, in order, the first and one past the last
+    byte of the buffer the kernel receives, from the pointer it receives."""
+    out = []
+    for _, _, (kind, value) in passed:
+        if kind != "ptr":
+            continue
+        if isinstance(value, Buffer):
+            bounds = (0, value.nbytes)
+        elif isinstance(value, _interop.DeviceArray):
+            bounds = _object_span(value.obj) or _UNBOUNDED
+        elif value.buffer is not None:  # a copy: the array's bytes, contiguous
+            bounds = (0, value.buffer.nbytes)
+        else:
+            bounds = _object_span(value.obj) or (0, value.nbytes)
+        out.extend(ctypes.c_int64(b) for b in bounds)
+    return out
 
 
 def check_launch_options(fn, num_warps, num_stages):
@@ -1149,11 +1212,13 @@ def _full_launch(fn, grid, arguments, num_warps, num_stages, device, stream, opt
         signature = ", ".join(entries)
 
         ck = get_kernel(fn, device, signature, num_warps, num_stages, options)
-        if len(ck.args) != len(passed):
+        hidden = bounds_arguments(passed) if getattr(ck, "debug", False) else []
+        if len(ck.args) != len(passed) + len(hidden):
             raise _fail(RuntimeError, fn, "the compiled kernel takes %d arguments (its "
-                        "metadata), but %d parameters are not constexprs (%s); the front "
+                        "metadata), but %d parameters are not constexprs (%s)%s; the front "
                         "end and the launcher disagree on which parameters reach the kernel"
-                        % (len(ck.args), len(passed), ", ".join(n for n, _, _ in passed)))
+                        % (len(ck.args), len(passed), ", ".join(n for n, _, _ in passed),
+                           " and the debug mode adds %d" % len(hidden) if hidden else ""))
         _check_read_only(fn, ck, passed)
         holders = []
         for (name, entry, (kind, value)), (mname, mkind, mtype, _) in zip(passed, ck.args):
@@ -1174,7 +1239,7 @@ def _full_launch(fn, grid, arguments, num_warps, num_stages, device, stream, opt
                     holders.append(ctypes.c_uint64(value.address))
             else:
                 holders.append(scalar_holder(fn, name, value, mtype, entry))
-        packed, size = ck.pack(holders)
+        packed, size = ck.pack(holders + hidden)
 
         copies = [what[1] for _, _, what in passed
                   if what[0] == "ptr" and isinstance(what[1], _ArrayArg) and what[1].buffer]

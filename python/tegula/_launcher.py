@@ -9,7 +9,8 @@ what must be done per call:
    specialization: an array's dtype and 16-byte alignment, an int's
    i32/i64/u64 and :1/:16, the types of floats and bools; ``arg_keys``
    reads them all in one call); the tail holds the constexprs by type and
-   value, num_warps, num_stages, the compile options, the option
+   value, num_warps, num_stages, the debug mode (``jit(debug=)``, else
+   ``TEGULA_DEBUG``), the compile options, the option
    variables' values (``environment_key``: an int kept until os.environ
    changes), device= and the stream's device;
 3. the entry the first full launch of the key recorded (the loaded kernel,
@@ -21,7 +22,12 @@ what must be done per call:
 4. ``Entry.go``: the launch config of the grid, the stream (PyTorch's
    current one, read on every launch, for torch CUDA tensors), packing and
    the driver call (``tegula_kernel_launch``), in one C call where
-   ``tegula._accel`` has ``runner``.
+   ``tegula._accel`` has ``runner``. A kernel of the bounds-checked debug
+   mode takes two hidden i64 arguments per pointer argument (the first and
+   one past the last byte of its array): its entry computes them per call
+   from the arrays passed (``_accel_py.arg_bounds``), since arrays of one
+   key may differ in size, packs them after the others, and is never the
+   last call's entry that ``quick`` launches.
 
 A key without an entry, an argument ``arg_key`` does not take, a value that
 does not pack as the compiled kernel's type, a freed stream or an unloaded
@@ -43,6 +49,7 @@ them the same steps run in Python.
 import ctypes
 import functools
 import keyword
+import os
 import struct
 
 from . import _accel_py
@@ -132,7 +139,7 @@ class Entry:
     """What a launch of one key needs: see the module doc."""
 
     __slots__ = ("ck", "device", "run", "go", "pack", "configs", "config_objects", "block",
-                 "torch", "refs")
+                 "torch", "refs", "bounds")
 
     def config(self, fn, grid):
         """(address of the launch config, (x, y, z)) of |grid|, checked as a
@@ -193,6 +200,13 @@ class _Missing:
 
 _NA = _Missing()
 
+# TEGULA_DEBUG's value (a key part of kernels without jit(debug=)), read
+# from os.environ's own dict as _runtime.option_environment reads.
+if _rt._environ_data is not None:
+    _debug_env = functools.partial(_rt._environ_data.get, b"TEGULA_DEBUG")
+else:  # pragma: no cover - not POSIX
+    _debug_env = functools.partial(os.environ.get, "TEGULA_DEBUG")
+
 
 def _generate(fn, state):
     """The kernel's (launch, key) functions: see the module doc. ``key``
@@ -228,7 +242,10 @@ def _generate(fn, state):
     else:
         # Every argument's (key part, value) in one call.
         lines.append("_ks, _vs = _arg_keys(%s)" % ", ".join(args))
-    keys += ["type(num_warps), num_warps, type(num_stages), num_stages",
+    # The debug mode before the option variables: _slow finds those at
+    # tail[-3].
+    debug = "_fn.debug if _fn.debug is not None else _debug_env()"
+    keys += ["type(num_warps), num_warps, type(num_stages), num_stages", debug,
              "_options(_tg_kw) if _tg_kw else ()", "_env(_ENVD, _ENVK)",
              "device if device is None else device if type(device) is str else "
              "(_DEVICE, id(device)) if type(device) is _DEVICE else _device_key(device)",
@@ -250,7 +267,9 @@ def _generate(fn, state):
     # the key, before it launches that entry. Calls with compile options
     # keep no raw values: they never take it.
     raw = "(%s)" % "".join(n + ", " for n in [n for n in names if n in cx] + [
-        "num_warps", "num_stages", "device", "stream if stream is None else _stream_raw(stream)"])
+        "num_warps", "num_stages", "device", "stream if stream is None else _stream_raw(stream)",
+        debug])
+    arrays = "".join(n + ", " for n in args)
     quick = ""
     if not fn._nospec and getattr(accel, "quick", None) is not None:
         quick = f"""
@@ -276,11 +295,16 @@ def {name}({params}):
             e = last[1]
         else:
             e = _entries[key]
-            _last[0] = (key, e, _ks, None if _tg_kw else {raw[:-1]}tail[-3]), e.ck, e.go)
+            if e.bounds is None:
+                _last[0] = (key, e, _ks, None if _tg_kw else {raw[:-1]}tail[-3]), e.ck, e.go)
     except _MISSES:
         return {slow % "key, key and _vs"}
     ck = e.ck
     if ck._handle is None:
+        return {slow % "None, None"}
+    if e.bounds is not None:  # a debug kernel: its arrays' bounds, per call
+        if _bounded(_fn, e, _tg_grid, stream, {values}, _vs, ({arrays})):
+            return ck
         return {slow % "None, None"}
     if _L._HOOKED:
         if _hooked(_fn, e, _tg_grid, stream, {values}, _vs):
@@ -317,7 +341,8 @@ def key({params}):
         "_device_key": _device_key, "_stream_key": _stream_key, "_stream_raw": _stream_raw,
         "_NA": _NA,
         "_slow": lambda *a: _slow(fn, state, *a), "_fn": fn, "_L": _launch,
-        "_hooked": _hooked, "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key,
+        "_hooked": _hooked, "_bounded": _bounded, "_debug_env": _debug_env,
+        "_fail": _fail, "_CX": tl.constexpr, "_cx_key": _cx_key,
         "_bind_error": lambda extra, values, kw: _bind_error(fn, extra, values, kw),
     }
     exec(compile(src, "<tegula launcher of %s>" % fn.__name__, "exec"), scope)  # noqa: S102
@@ -384,6 +409,7 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
     if kw:  # a keyword that is neither a parameter nor an option: bind says so
         _bind_error(fn, (), values, kw)
     arguments = dict(zip(fn.arg_names, values))
+    raw = tuple(arguments[n] for n in fn.arg_names if n not in fn.constexprs)
     for name, kind in fn._nospec.items():
         arguments[name] = _unspecialized(arguments[name], kind)
     record = None
@@ -393,7 +419,7 @@ def _slow(fn, state, key, vals, grid, values, kw, num_warps, num_stages, device,
             # loaded the plugins that declare them) left them.
             env = state.env(_rt._environ_data, _rt._option_env_keys)
             parts, tail = key
-            _record(state, (parts, tail[:-3] + (env,) + tail[-2:]), vals,
+            _record(state, (parts, tail[:-3] + (env,) + tail[-2:]), vals, raw,
                     device, stream, *launched)
     return _launch._full_launch(fn, grid, arguments, num_warps, num_stages, device, stream,
                                 options, record)
@@ -428,6 +454,41 @@ def _hooked(fn, e, grid, stream, values, vals):
             _fail(e, err)
     _launch._run_hooked(fn, e.ck, g3, stream, dict(zip(fn.arg_names, values)), run)
     return True
+
+
+def _bounded(fn, e, grid, stream, values, vals, arrays):
+    """The launch of a debug kernel's entry: |vals| and the bounds of the
+    pointer arguments among |arrays| (the arguments as given); False, with
+    nothing launched, when a bound or a value cannot be had here (the full
+    launch then computes them, or says what is wrong)."""
+    try:
+        vals = vals + e.bounds(arrays)
+    except Exception:
+        return False
+    from . import _launch
+    if _launch._HOOKED:
+        return _hooked(fn, e, grid, stream, values, vals)
+    err = e.go(grid, stream, vals)
+    if err:
+        _fail(e, err)
+    return err is not None
+
+
+def _bounds_function(positions):
+    """bounds(arrays) -> the debug kernel's hidden arguments: the first and
+    one past the last byte of each array at |positions|, from its address
+    (what _launch.bounds_arguments passes on the full launch)."""
+    arg_bounds = _accel_py.arg_bounds
+
+    def bounds(arrays):
+        out = []
+        for i in positions:
+            b = arg_bounds(arrays[i])
+            if b is None:
+                raise _Miss
+            out += b
+        return tuple(out)
+    return bounds
 
 
 def _config(fn, e, grid):
@@ -498,14 +559,20 @@ class _TorchStream:
         return self.stream()._require()
 
 
-def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_memory,
-            stream, packed):
+def _record(state, key, vals, arrays, device_arg, stream_arg, device, ck, passed,
+            host_memory, stream, packed):
     """After a full launch of |key|'s call: an entry for the key when the
     launcher can repeat it (every argument passed as it is, and a layout
-    that packs exactly as tegula_args_pack does)."""
+    that packs exactly as tegula_args_pack does). |arrays|: the arguments
+    as given, one per value of |vals|; a debug kernel's entry computes the
+    bounds of the pointers among them per call."""
     from . import _launch
     from . import Buffer
-    if vals is None or len(vals) != len(passed) or len(ck.args) != len(passed):
+    if vals is None or len(vals) != len(passed) or len(arrays) != len(passed):
+        return
+    positions = [i for i, (_, _, (kind, _)) in enumerate(passed) if kind == "ptr"]
+    hidden = 2 * len(positions) if getattr(ck, "debug", False) else 0
+    if len(ck.args) != len(passed) + hidden:
         return
     torch_index = None
     torch_cuda = False
@@ -553,10 +620,18 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
         torch_index = _launch._device_index(device)
     elif stream_arg is None and torch_cuda:
         return
+    bounds = None
+    if hidden:
+        # The hidden i64s after the others (_launch.bounds_arguments).
+        bounds = _bounds_function(positions)
+        for off in offsets[len(passed):]:
+            codes.append("i64")
+            convert.append(None)
+            offsets_used.append(off)
     try:
         run, check, layout = _runner(ck, codes, offsets_used, total, convert)
-        if check(vals) != packed:
-            return  # not the layout the runtime packs
+        if check(vals + (bounds(arrays) if bounds else ())) != packed:
+            return  # not the layout (or the bounds) the full launch packed
     except Exception:
         return
     e = Entry()
@@ -569,6 +644,7 @@ def _record(state, key, vals, device_arg, stream_arg, device, ck, passed, host_m
     e.block = ck.block
     e.torch = None if torch_index is None else _TorchStream(state.fn, device, torch_index)
     e.refs = refs
+    e.bounds = bounds
     e.go = None
     fn = state.fn
     make = getattr(accel, "runner", None)

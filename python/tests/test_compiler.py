@@ -79,7 +79,20 @@ def test_a_library_that_is_not_the_compiler(monkeypatch):
 
 
 def test_api_version():
-    assert _compiler.api_version() == (1, 2)
+    assert _compiler.api_version() == (1, 3)
+
+
+def test_the_debug_mode_is_refused_by_name_with_an_older_library(monkeypatch):
+    # A 1.2 library would ignore the field past its struct: no silent
+    # launch without the checks.
+    monkeypatch.setattr(_compiler, "api_version", lambda: (1, 2))
+    with pytest.raises(RuntimeError, match=r"add_kernel: the debug mode needs compiler API "
+                       r"1\.3, but .*libtegula_compiler\S* implements 1\.2"):
+        _compiler.compile_kernel(read(ADD_KERNEL), "add_kernel",
+                                 "*fp32:16, *fp32:16, *fp32:16, i32, 1024", debug=True)
+    # Without the debug mode the older library is fine.
+    assert _compiler.compile_kernel(read(ADD_KERNEL), "add_kernel",
+                                    "*fp32:16, *fp32:16, *fp32:16, i32, 1024")[:4] == b"ML\xefR"
 
 
 # -- Compiling -----------------------------------------------------------------

@@ -37,7 +37,7 @@ if os.environ.get("REPORT_COMPILER"):
 def run_child(cache, options="{}", **env):
     """(disk cache hits, stderr) of one child process."""
     e = dict(os.environ)
-    for name in ("TEGULA_HOST_SIMT", "TEGULA_CACHE_STATS", "TEGULA_CACHE_DEBUG"):
+    for name in ("TEGULA_HOST_SIMT", "TEGULA_CACHE_STATS", "TEGULA_CACHE_DEBUG", "TEGULA_DEBUG"):
         e.pop(name, None)
     e.update(TEGULA_CACHE_DIR=str(cache), OPTIONS=options,
              KERNELS=os.path.dirname(os.path.abspath(__file__)), **env)
@@ -80,13 +80,58 @@ def test_each_kind_of_setting_compiles_again(tmp_path):
     cache = tmp_path / "cache"
     assert run(cache) == 0
     # A compile option, its environment variable, another specialization
-    # (n's divisibility), another constexpr: each misses, then hits.
+    # (n's divisibility), another constexpr, the debug mode: each misses,
+    # then hits.
     for variant in ({"options": '{"simt": 4}'}, {"TEGULA_HOST_SIMT": "8"},
-                    {"EXTRA": "8"}, {"BLOCK": "128"}):
+                    {"EXTRA": "8"}, {"BLOCK": "128"}, {"TEGULA_DEBUG": "1"}):
         assert run(cache, **variant) == 0, variant
         assert run(cache, **variant) == 1, variant
-    assert len(entries(cache)) == 5
+    assert len(entries(cache)) == 6
     assert run(cache) == 1
+
+
+_ATTENTION = r"""
+import os, sys
+import numpy as np
+sys.path.insert(0, os.environ["KERNELS"])
+import corpus_kernels
+kernel = corpus_kernels.load("flash_attention.py")["_attn_fwd"]
+z, h, n, d = 1, 2, 128, 64
+rng = np.random.default_rng()
+q, k, v = (rng.standard_normal((z, h, n, d)).astype(np.float16) for _ in range(3))
+o = np.full((z, h, n, d), np.nan, np.float16)
+m = np.full(z * h * n, np.nan, np.float32)
+s = lambda t: [st // t.itemsize for st in t.strides]
+kernel[(n // 64, z * h, 1)](q, k, v, 0.5, m, o, *s(q), *s(k), *s(v), *s(o), z, h, n,
+                            HEAD_DIM=d, BLOCK_M=64, BLOCK_N=64, STAGE=1, device="host:0")
+p = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float64), k.astype(np.float64)) * 0.5
+p = np.exp(p - p.max(axis=-1, keepdims=True))
+ref = np.einsum("zhmn,zhnd->zhmd", p / p.sum(axis=-1, keepdims=True), v.astype(np.float64))
+assert np.abs(o - ref).max() < 3e-3, np.abs(o - ref).max()
+print(kernel.compile_count - kernel.disk_cache_hits, kernel.disk_cache_hits)
+"""
+
+
+def test_a_second_process_compiles_nothing_for_flash_attention(tmp_path):
+    # The warm start gpu_bench.py times on the GPU: here, that the second
+    # process finds everything in the cache (its own count and the cache's).
+    cache = tmp_path / "cache"
+    e = dict(os.environ, TEGULA_CACHE_DIR=str(cache), TEGULA_CACHE_STATS="1",
+             KERNELS=os.path.dirname(os.path.abspath(__file__)))
+    for name in ("TEGULA_HOST_SIMT", "TEGULA_CACHE_DEBUG", "TEGULA_DEBUG"):
+        e.pop(name, None)
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", _ATTENTION], env=e, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        outputs.append((done.stdout.split(), done.stderr))
+    (compiled, hits), err = outputs[0]
+    assert (compiled, hits) == ("1", "0")
+    assert "tegula: kernel cache %s: 0 hits, 1 misses" % cache in err, err
+    (compiled, hits), err = outputs[1]
+    assert (compiled, hits) == ("0", "1")
+    assert "tegula: kernel cache %s: 1 hits, 0 misses" % cache in err, err
 
 
 def test_a_damaged_entry_is_rebuilt(tmp_path):

@@ -49,7 +49,8 @@ const char *kUsage =
     "                      [--constexpr NAME=VALUE]... [--target TARGET]...\n"
     "                      [--emit STAGE] [--option KEY=VALUE]...\n"
     "                      [--num-warps N] [--num-stages N] [--no-assert]\n"
-    "                      [-I DIR]... [--locations] [--time-stages] [-o OUT]\n"
+    "                      [-I DIR]... [--debug] [--locations] [--time-stages]\n"
+    "                      [-o OUT]\n"
     "\n"
     "Compiles the @jit function NAME of FILE.py for SIG, a signature in the\n"
     "format of Triton's AOT tool (\"*fp32:16, *fp32:16, i32, 1024\").\n"
@@ -77,6 +78,9 @@ const char *kUsage =
     "  --time-stages        the wall-clock time of each target compile\n"
     "                       stage on stderr (TEGULA_TIME_STAGES=1; compiles\n"
     "                       without the cache)\n"
+    "  --debug              check every load, store and atomic against the\n"
+    "                       buffers the launch gives (two hidden i64\n"
+    "                       arguments per pointer; docs/runtime.md)\n"
     "  --no-cache           compile even when the kernel cache (`tegula\n"
     "                       cache`, TEGULA_CACHE_DIR) has the result\n"
     "Exit status: 0 success, 1 error in the kernel or its options, 2 usage.\n";
@@ -307,6 +311,8 @@ int tegula::cli::runCompile(const std::vector<std::string> &args) {
       output = v;
     } else if (a == "--no-assert") {
       options.enableAssertions = false;
+    } else if (a == "--debug") {
+      options.boundsChecks = true;
     } else if (a == "--time-stages") {
       timeStages = true;
     } else if (a == "--no-cache") {

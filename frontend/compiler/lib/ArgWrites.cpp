@@ -46,11 +46,17 @@ UseKind classify(Operation *op, Value tainted) {
     return store.getDesc() == tainted || store.getSrc() == tainted
                ? UseKind::Writes
                : UseKind::Reads;
+  // The pointer is read through; a mask only selects which elements are
+  // read (the debug mode's masks come from every pointer's bounds): the
+  // result is memory or `other`, never the mask's bits.
   if (auto load = dyn_cast<tile::LoadOp>(op))
-    return load.getPtr() == tainted ? UseKind::Reads : UseKind::Flows;
+    return load.getPtr() == tainted ||
+                   (load.getMask() == tainted && load.getOther() != tainted)
+               ? UseKind::Reads
+               : UseKind::Flows;
   if (auto load = dyn_cast<tile::DescriptorLoadOp>(op))
     return load.getDesc() == tainted ? UseKind::Reads : UseKind::Flows;
-  if (isa<tile::PrintOp, tile::AssertOp>(op))
+  if (isa<tile::PrintOp, tile::AssertOp, tile::OutOfBoundsOp>(op))
     return UseKind::Reads; // shows the value, writes nothing through it
   if (isa<CallOpInterface>(op))
     return UseKind::Writes; // a helper left uninlined: not looked into

@@ -79,6 +79,10 @@ tegula_compiler_error_t *compile(const tegula_compile_options &in,
                             sizeof(in.num_search_paths))
     for (size_t i = 0; i < in.num_search_paths; ++i)
       options.searchPaths.push_back(in.search_paths[i]);
+  options.boundsChecks =
+      in.struct_size >= offsetof(tegula_compile_options, debug) +
+                            sizeof(in.debug) &&
+      in.debug != 0;
 
   auto specs = parseSignature(in.signature);
   if (!specs)

@@ -241,6 +241,10 @@ OwningOpRef<ModuleOp> CodeGen::run() {
   Block *entry = func.addEntryBlock();
   for (auto [index, arg] : llvm::enumerate(runtimeArgs)) {
     const Param &p = params[arg.first];
+    // The parameter's name, for messages about the argument (debug mode's
+    // bounds checks name the buffer).
+    entry->getArgument(index).setLoc(mlir::NameLoc::get(
+        builder.getStringAttr(p.Name), mlirLoc(p.Loc)));
     if (frame().scope.count(p.Name) || specs[arg.first]->kind == ArgSpec::TensorDesc)
       continue; // specialized to a constant, or a part of a descriptor
     frame().scope[p.Name] =

@@ -26,10 +26,13 @@ mlir::OwningOpRef<mlir::ModuleOp> tegula::frontend::compileKernelSource(
       compileKernel(*module, options, context, diags, &loader);
   if (importedFiles)
     importedFiles->assign(loader.getFiles().begin(), loader.getFiles().end());
-  if (!ir || !optimize)
+  if (!ir || (!optimize && !options.boundsChecks))
     return ir;
   mlir::PassManager pm(&context);
-  tile::buildTileOptimizePipeline(pm);
+  if (optimize)
+    tile::buildTileOptimizePipeline(pm);
+  if (options.boundsChecks)
+    pm.addPass(tile::createTileBoundsCheck());
   std::string errors;
   mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
     llvm::raw_string_ostream(errors)

@@ -273,3 +273,18 @@ FailureOr<tegula::backend::PrintfCall> tegula::backend::formatAssertFailure(
   call.format += ")\n";
   return call;
 }
+
+tegula::backend::PrintfCall tegula::backend::formatBoundsFailure(
+    OpBuilder &builder, Location loc, ValueRange programIds,
+    llvm::StringRef access, llvm::StringRef file, unsigned line,
+    llvm::StringRef function, Value index, Value begin, Value end) {
+  PrintfCall call;
+  call.format = "out-of-bounds " + escapePrintfText(access) + " at " +
+                escapePrintfText(file) + ":" + std::to_string(line) + " in " +
+                escapePrintfText(function) +
+                ": index %lld is outside [%lld, %lld) (program (%u, %u, %u))\n";
+  for (Value v : {index, begin, end})
+    call.args.push_back(toI64(builder, loc, v, /*isSigned=*/true));
+  call.args.append(programIds.begin(), programIds.end());
+  return call;
+}

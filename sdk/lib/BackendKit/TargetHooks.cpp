@@ -74,6 +74,19 @@ LogicalResult TargetHooks::buildAssertFailure(OpBuilder &builder, Location loc,
   return buildAbort(builder, loc, message, file, line, function);
 }
 
+LogicalResult TargetHooks::buildBoundsFailure(
+    OpBuilder &builder, Location loc, llvm::StringRef access,
+    llvm::StringRef file, unsigned line, llvm::StringRef function, Value index,
+    Value begin, Value end) const {
+  PrintfCall call =
+      formatBoundsFailure(builder, loc, programIds(*this, builder, loc), access,
+                          file, line, function, index, begin, end);
+  if (failed(buildPrintf(builder, loc, call.format, call.args)))
+    return failure();
+  return buildAbort(builder, loc, "out-of-bounds " + access.str(), file, line,
+                    function);
+}
+
 LogicalResult TargetHooks::buildPrintf(OpBuilder &, Location loc,
                                        llvm::StringRef, ValueRange) const {
   return emitError(loc) << "the target has no printf for tl.device_print "

@@ -15,8 +15,11 @@ def k(x_ptr, n):
     x = tl.load(x_ptr + offs, mask=offs < n)
     tl.store(x_ptr + offs, x * 2.0, mask=offs < n)
 
-# CHECK:      #loc = loc("{{.*}}semantics-locations.py":12:5)
-# CHECK:      tile.func @k(%arg0: !tile.ptr<f32> loc("{{.*}}semantics-locations.py":12:5), %arg1: i32 loc("{{.*}}semantics-locations.py":12:5)) {
+# Arguments: the parameter's name at the parameter (their aliases come
+# first); the function: its def.
+# CHECK:      #[[XLOC:loc[0-9]+]] = loc("{{.*}}semantics-locations.py":12:7)
+# CHECK-NEXT: #[[NLOC:loc[0-9]+]] = loc("{{.*}}semantics-locations.py":12:14)
+# CHECK:      tile.func @k(%arg0: !tile.ptr<f32> loc("x_ptr"(#[[XLOC]])), %arg1: i32 loc("n"(#[[NLOC]]))) {
 # CHECK-NEXT:   program_id 0 : i32 loc([[PID:#loc[0-9]+]])
 # CHECK:        arith.muli {{.*}} loc([[MUL:#loc[0-9]+]])
 # CHECK-NEXT:   make_range {{.*}} loc([[RANGE:#loc[0-9]+]])
@@ -25,6 +28,7 @@ def k(x_ptr, n):
 # CHECK:        load {{.*}} loc([[LOAD:#loc[0-9]+]])
 # CHECK:        arith.mulf {{.*}} loc([[MULF:#loc[0-9]+]])
 # CHECK:        store {{.*}} loc([[STORE:#loc[0-9]+]])
+# CHECK:      #loc = loc("{{.*}}semantics-locations.py":12:5)
 # CHECK:      [[PID]] = loc("{{.*}}semantics-locations.py":13:11)
 # CHECK:      [[MUL]] = loc("{{.*}}semantics-locations.py":14:16)
 # CHECK:      [[RANGE]] = loc("{{.*}}semantics-locations.py":14:23)

@@ -28,6 +28,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -193,6 +194,42 @@ TEST(CompilerAPI, BytecodeRoundTrips) {
   EXPECT_EQ(func.getFunctionType().getNumInputs(), 4u);
   EXPECT_EQ(module->getAttrOfType<mlir::IntegerAttr>("tile.num_warps").getInt(),
             4);
+}
+
+/// The kernel's arguments and its tile.out_of_bounds ops, read back from
+/// |bytecode|.
+std::pair<unsigned, unsigned> argsAndChecks(const std::string &bytecode) {
+  mlir::MLIRContext context;
+  context.loadDialect<tegula::tile::TileDialect>();
+  mlir::Block block;
+  llvm::MemoryBufferRef buffer(bytecode, "bytecode");
+  if (mlir::failed(mlir::readBytecodeFile(buffer, &block,
+                                          mlir::ParserConfig(&context))))
+    return {0, 0};
+  auto module = llvm::cast<mlir::ModuleOp>(&block.front());
+  auto func = module.lookupSymbol<tegula::tile::FuncOp>("add_kernel");
+  unsigned checks = 0;
+  func.walk([&](tegula::tile::OutOfBoundsOp) { ++checks; });
+  return {func.getFunctionType().getNumInputs(), checks};
+}
+
+TEST(CompilerAPI, DebugAddsBoundsChecksAndTheirArguments) {
+  const char *sig = "*fp32:16, *fp32:16, *fp32:16, i32, 1024";
+  std::string source = kVectorAdd;
+  tegula_compile_options o = makeOptions(source, "kernel.py", "add_kernel", sig);
+  Compiled plain = run(o);
+  ASSERT_EQ(plain.code, TEGULA_COMPILER_SUCCESS) << plain.message;
+  EXPECT_EQ(argsAndChecks(plain.bytecode), std::make_pair(4u, 0u));
+  o.debug = 1;
+  Compiled debug = run(o);
+  ASSERT_EQ(debug.code, TEGULA_COMPILER_SUCCESS) << debug.message;
+  // Two bounds per pointer; two loads and a store checked.
+  EXPECT_EQ(argsAndChecks(debug.bytecode), std::make_pair(10u, 3u));
+  // A caller of API 1.2 (a struct without the field) gets no debug mode.
+  o.struct_size = offsetof(tegula_compile_options, debug);
+  Compiled old = run(o);
+  ASSERT_EQ(old.code, TEGULA_COMPILER_SUCCESS) << old.message;
+  EXPECT_EQ(old.bytecode, plain.bytecode);
 }
 
 TEST(CompilerAPI, SameBytesAsTheCommandLine) {

@@ -38,7 +38,7 @@ extern "C" {
 
 /** The version of this API: libtegula_compiler.so.<major>. */
 #define TEGULA_COMPILER_API_MAJOR 1
-#define TEGULA_COMPILER_API_MINOR 2
+#define TEGULA_COMPILER_API_MINOR 3
 
 typedef struct tegula_compiler_error tegula_compiler_error_t;
 typedef struct tegula_compile_result tegula_compile_result_t;
@@ -114,6 +114,14 @@ typedef struct tegula_compile_options {
    *  and its folder. |num_search_paths| entries; NULL when 0. */
   const char *const *search_paths;
   size_t num_search_paths;
+  /** API 1.3 (a smaller |struct_size| means 0). Nonzero: the bounds-checked
+   *  debug mode (`tegula compile --debug`, docs/runtime.md): the kernel takes
+   *  two hidden i64 arguments per pointer argument, after all the others
+   *  and in the pointers' order: the byte offsets, from the pointer, of the
+   *  first and one past the last byte of the buffer the launch gives for
+   *  it; a load, store or atomic outside them fails the launch with the
+   *  kernel, the source line and the element index. */
+  int32_t debug;
 } tegula_compile_options;
 
 /** Compiles |options|' kernel into tile-dialect bytecode. On success *|out|

@@ -43,6 +43,10 @@ struct CompileOptions {
   /// the kernel imports helpers from (ModuleLoader.h): `tegula compile -I`,
   /// the importing process's sys.path.
   std::vector<std::string> searchPaths;
+  /// Check every load, store and atomic against the buffers the launch
+  /// gives (tile-bounds-check; the kernel takes two hidden i64 arguments per
+  /// pointer argument). Applied after the tile-optimize pipeline.
+  bool boundsChecks = false;
 };
 
 class ModuleLoader;

@@ -28,6 +28,14 @@ std::optional<FileLineColLoc> fileLocation(Location loc) {
   return found;
 }
 
+/// The file and line an op's failure report names ("<unknown>", 0 without
+/// a file location).
+std::pair<std::string, unsigned> reportedLine(Location loc) {
+  if (std::optional<FileLineColLoc> where = fileLocation(loc))
+    return {where->getFilename().str(), where->getLine()};
+  return {"<unknown>", 0};
+}
+
 } // namespace
 
 LogicalResult tegula::lowering::lowerPrintOp(Lowerer &l, tile::PrintOp op,
@@ -69,12 +77,7 @@ LogicalResult tegula::lowering::lowerAssertOp(Lowerer &l, tile::AssertOp op,
                                               ElementVisitor forEachElement) {
   Location loc = op.getLoc();
   OpBuilder &b = l.b;
-  std::string file = "<unknown>";
-  unsigned line = 0;
-  if (std::optional<FileLineColLoc> where = fileLocation(loc)) {
-    file = where->getFilename().str();
-    line = where->getLine();
-  }
+  auto [file, line] = reportedLine(loc);
   LogicalResult status = success();
   auto check = [&](Value condition, Value index) {
     Value failedCond = b.create<arith::XOrIOp>(
@@ -94,6 +97,23 @@ LogicalResult tegula::lowering::lowerAssertOp(Lowerer &l, tile::AssertOp op,
   }
   if (failed(status))
     return l.unsupported(op, "the target cannot report failed assertions");
+  return success();
+}
+
+LogicalResult tegula::lowering::lowerOutOfBoundsOp(Lowerer &l,
+                                                   tile::OutOfBoundsOp op) {
+  Location loc = op.getLoc();
+  OpBuilder &b = l.b;
+  auto [file, line] = reportedLine(loc);
+  auto ifOp = b.create<scf::IfOp>(loc, TypeRange{}, l.lookup(op.getFailed()),
+                                  false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  if (failed(l.hooks.buildBoundsFailure(
+          b, loc, op.getAccess(), file, line, l.functionName,
+          l.lookup(op.getIndex()), l.lookup(op.getBegin()),
+          l.lookup(op.getEnd()))))
+    return l.unsupported(op, "the target cannot report out-of-bounds accesses");
   return success();
 }
 
@@ -122,6 +142,8 @@ tegula::lowering::lowerDebugFamily(Lowerer &l, Operation *op) {
     return lowerAssertOp(l, assertOp, [&](Value tile, auto body) {
       forEachScratchElement(l, tile, body);
     });
+  if (auto outOfBounds = dyn_cast<tile::OutOfBoundsOp>(op))
+    return lowerOutOfBoundsOp(l, outOfBounds);
   if (isa<tile::DebugBarrierOp>(op)) {
     l.hooks.buildBarrier(l.b, op->getLoc());
     return success();

@@ -361,6 +361,9 @@ mlir::LogicalResult lowerPrintOp(Lowerer &l, tile::PrintOp op,
                                  ElementVisitor forEachElement);
 mlir::LogicalResult lowerAssertOp(Lowerer &l, tile::AssertOp op,
                                   ElementVisitor forEachElement);
+/// The debug mode's tile.out_of_bounds (scalar operands only, so one
+/// lowering serves both; Debug.cpp).
+mlir::LogicalResult lowerOutOfBoundsOp(Lowerer &l, tile::OutOfBoundsOp op);
 
 /// A dot's operand and result types, their element types and the type it
 /// accumulates in (f32 for an f16 or bf16 result), as both lowerings read

@@ -139,6 +139,18 @@ mlir::FailureOr<PrintfCall> formatAssertFailure(
     llvm::StringRef message, llvm::StringRef file, unsigned line,
     llvm::StringRef function, mlir::Value index, llvm::StringRef who);
 
+/// The line an access outside its buffer writes in the debug mode
+/// (tile.out_of_bounds) before the target stops the kernel: "out-of-bounds
+/// ACCESS at FILE:LINE in FUNCTION: index %lld is outside [%lld, %lld)
+/// (program (%u, %u, %u))\n", the line the host plugin makes its launch
+/// error of. |index|, |begin| and |end| are i64 element indices.
+PrintfCall formatBoundsFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                               mlir::ValueRange programIds,
+                               llvm::StringRef access, llvm::StringRef file,
+                               unsigned line, llvm::StringRef function,
+                               mlir::Value index, mlir::Value begin,
+                               mlir::Value end);
+
 } // namespace tegula::backend
 
 #endif // TEGULA_BACKENDKIT_HOOKSUPPORT_H

@@ -161,6 +161,20 @@ public:
                      unsigned line, llvm::StringRef function,
                      mlir::Value index) const;
 
+  /// Reports a load, store or atomic outside the buffer the launch gave
+  /// (the debug mode's tile.out_of_bounds, reached only when it failed):
+  /// |access| says which ("store to 'y_ptr'"), |index| (i64) is the
+  /// offending element and |begin|, |end| (i64) bound the buffer's elements;
+  /// the target makes the launch fail with them, |file|:|line|, |function|
+  /// and the program id. Default: the line formatBoundsFailure makes,
+  /// emitted with buildPrintf, then buildAbort.
+  virtual mlir::LogicalResult
+  buildBoundsFailure(mlir::OpBuilder &builder, mlir::Location loc,
+                     llvm::StringRef access, llvm::StringRef file,
+                     unsigned line, llvm::StringRef function,
+                     mlir::Value index, mlir::Value begin,
+                     mlir::Value end) const;
+
   /// Calls the target's printf with |format| and |args| (as C's varargs
   /// promote them: i32, i64, f64). The only print primitive a GPU target
   /// writes, as Triton's TargetInfoBase::printf. Default: an error at |loc|

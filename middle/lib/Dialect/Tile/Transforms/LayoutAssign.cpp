@@ -740,6 +740,7 @@ void tegula::tile::registerTilePasses(
     const backend::MatrixUnitRegistry &units) {
   // The generated registerTilePasses() less tile-assign-layouts, which is
   // registered with the families (a pass added to Passes.td is added here).
+  registerTileBoundsCheck();
   registerTileCoalesce();
   registerTileCombine();
   registerTileRemoveLayoutConversions();

@@ -836,6 +836,27 @@ def Tile_AssertOp : Tile_Op<"assert", [DeclareOpInterfaceMethods<MemoryEffectsOp
   let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
 }
 
+def Tile_OutOfBoundsOp : Tile_Op<"out_of_bounds", [MemoryEffects<[MemWrite]>]> {
+  let summary = "fail the launch for an access outside its buffer (debug mode)";
+  let description = [{
+    Written by `tile-bounds-check`, never by the front end. Where `failed`
+    is true the launch fails: `access` (for example `store to 'y_ptr'`)
+    reached element `index` of a buffer whose elements are `begin` (0 for
+    an array passed whole) to `end` (exclusive), counted in elements of the
+    access from the pointer the launch passed. The failure names the
+    kernel, the op's source location and the program id.
+
+    ```mlir
+    tile.out_of_bounds %bad, %index, %begin, %end, "store to 'y_ptr'"
+    ```
+  }];
+  let arguments = (ins I1:$failed, I64:$index, I64:$begin, I64:$end,
+                       StrAttr:$access);
+  let assemblyFormat = [{
+    $failed `,` $index `,` $begin `,` $end `,` $access attr-dict
+  }];
+}
+
 def Tile_DebugBarrierOp : Tile_Op<"debug_barrier"> {
   let summary = "synchronize all threads of a program instance";
   let description = [{

@@ -23,6 +23,42 @@ def TileCombine : Pass<"tile-combine", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileBoundsCheck : Pass<"tile-bounds-check", "mlir::ModuleOp"> {
+  let summary = "Check loads, stores and atomics against the launch's buffers";
+  let description = [{
+    The debug mode (`TEGULA_DEBUG=1`, `@jit(debug=True)`, `tegula compile
+    --debug`). Each kernel gets two hidden `i64` arguments per pointer
+    argument, after all the others and in the order of the pointers: the
+    first and one past the last byte of the buffer the launch gave for it,
+    as offsets in bytes from the pointer itself (`0` and the array's size
+    for an array passed whole; the launcher fills them in).
+
+    Before every `tile.load`, `tile.store`, `tile.atomic_rmw` and
+    `tile.atomic_cas` through pointers (not block pointers, not tensor
+    descriptors), the pass finds which pointer arguments the address may
+    derive from (through `tile.addptr`, shape ops, selects and loop-carried
+    values; every pointer argument when it cannot tell, as for an address
+    loaded from memory) and checks every element the mask enables: its
+    bytes must lie inside the buffer of one of them. The smallest offending
+    element index (relative to the first such argument) goes to a
+    `tile.out_of_bounds`, which fails the launch with the kernel's name, the
+    access's source location and that index. The access's mask then drops
+    the offending elements, so that a target which reports the failure and
+    lets the program finish (the host) touches nothing outside; a
+    `tile.atomic_cas` has no mask and is only reported.
+
+    ```mlir
+    tile.store %p, %v, %m : tensor<128x!tile.ptr<f32>>
+    // becomes, with %y_ptr the only argument %p derives from:
+    %bad = ... %m and (offset < begin or offset + 4 > end)
+    %first = "tile.reduce"(select %bad, offset / 4, INT64_MAX) ... minsi
+    tile.out_of_bounds %failed, %first, %begin4, %end4, "store to 'y_ptr'"
+    tile.store %p, %v, %m_and_inside : tensor<128x!tile.ptr<f32>>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TileTestAxisInfo : Pass<"tile-test-axis-info", "mlir::ModuleOp"> {
   let summary = "Report the axis analysis of every value (for tests)";
   let description = [{

@@ -413,7 +413,7 @@ static PyObject *pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
 /* |function| is tegula_kernel_launch (of the runtime Python loaded): called
  * through a pointer of its own type, as C requires (UBSan's
  * -fsanitize=function reports any other). */
-typedef __typeof__(tegula_kernel_launch) LaunchFunction;
+typedef __typeof__(tegula_kernel_launch) *LaunchFn;
 
 static int as_pointer(PyObject *v, void **out) {
   if (v == Py_None) {
@@ -458,10 +458,8 @@ static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
   }
   tegula_error_t *err;
   Py_BEGIN_ALLOW_THREADS
-  err = ((LaunchFunction *)function)((tegula_kernel_t *)kernel,
-                                     (tegula_stream_t *)stream,
-                                     (const tegula_launch_config *)config, packed,
-                                     h->total);
+  err = ((LaunchFn)function)((tegula_kernel_t *)kernel, (tegula_stream_t *)stream,
+                             (const tegula_launch_config *)config, packed, h->total);
   Py_END_ALLOW_THREADS
   if (packed != small)
     PyMem_Free(packed);

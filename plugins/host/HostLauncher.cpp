@@ -309,7 +309,7 @@ Status runSimt(KernelEntry entry, const void *args, const uint32_t grid[3],
       program.program_id[0] = static_cast<uint32_t>(i % grid[0]);
       program.program_id[1] = static_cast<uint32_t>(rest % grid[1]);
       program.program_id[2] = static_cast<uint32_t>(rest / grid[1]);
-      entry(args, &program);
+      runProgram(entry, args, &program);
       // Every thread sees the same stop flag after the barrier.
       group.barrier();
       if (state.stopped())
@@ -435,7 +435,7 @@ void ProgramPool::runPrograms(Job &job, Scratch &scratch) {
       program.program_id[0] = static_cast<uint32_t>(i % gridX);
       program.program_id[1] = static_cast<uint32_t>(rest % gridY);
       program.program_id[2] = static_cast<uint32_t>(rest / gridY);
-      job.entry(job.args, &program);
+      runProgram(job.entry, job.args, &program);
     }
   }
 }

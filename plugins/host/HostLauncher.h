@@ -40,6 +40,20 @@ namespace tegula::host {
 /// A compiled kernel's entry point (HostKernelABI.h).
 using KernelEntry = void (*)(const void *packedArgs, tg_host_program *program);
 
+/// Runs one program of a kernel: |entry|(|packedArgs|, |program|). The one
+/// place the plugin calls JIT-compiled code. UBSan's -fsanitize=function
+/// (TEGULA_SANITIZE=undefined) checks an indirect call by reading a type
+/// signature in the 8 bytes before the callee; code LLVM's JIT emitted has
+/// none, and at the start of its page those bytes are unmapped: the check
+/// would crash the launch, so this call is exempt from it.
+#if defined(__clang__)
+__attribute__((no_sanitize("function")))
+#endif
+inline void runProgram(KernelEntry entry, const void *packedArgs,
+                       tg_host_program *program) {
+  entry(packedArgs, program);
+}
+
 /// The most programs one launch may have: program ids are i32 in the
 /// generated code.
 inline constexpr uint64_t kMaxPrograms = (uint64_t(1) << 31) - 1;

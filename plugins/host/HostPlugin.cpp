@@ -287,9 +287,10 @@ public:
       std::memcpy(args->data(), request.packedArgs, request.packedArgsSize);
     std::array<uint32_t, 3> shape = {request.grid[0], request.grid[1],
                                      request.grid[2]};
-    // The launch holds the code: unloading the module while the launch
-    // waits in a stream does not free it.
-    std::function<Status()> run = [this, code = code, args, shape] {
+    // The launch holds the code and the device, not this kernel: unloading
+    // the module while the launch waits in a stream frees the kernel (the
+    // device outlives its streams and their work).
+    std::function<Status()> run = [&device = device, code = code, args, shape] {
       return device.programPool().run(code->entry(), args->data(),
                                       shape.data(), code->scratchBytes(),
                                       code->simtThreads());

@@ -49,6 +49,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tegula/runtime.h" /* tegula_kernel_launch's type; not linked */
+
 #if PY_VERSION_HEX < 0x030B0000
 #define PyFloat_Pack4 _PyFloat_Pack4 /* public from Python 3.11 */
 #endif
@@ -437,8 +439,10 @@ static PyObject *pack(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
   return out;
 }
 
-typedef void *(*LaunchFn)(void *kernel, void *stream, const void *config,
-                          const void *packed, size_t size);
+/* |function| is tegula_kernel_launch (of the runtime Python loaded): called
+ * through a pointer of its own type, as C requires (UBSan's
+ * -fsanitize=function reports any other). */
+typedef __typeof__(tegula_kernel_launch) *LaunchFn;
 
 static int as_pointer(PyObject *v, void **out) {
   if (v == Py_None) {
@@ -481,9 +485,10 @@ static PyObject *launch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     return NULL;
   }
-  void *err;
+  tegula_error_t *err;
   Py_BEGIN_ALLOW_THREADS
-  err = ((LaunchFn)function)(kernel, stream, config, packed, h->total);
+  err = ((LaunchFn)function)((tegula_kernel_t *)kernel, (tegula_stream_t *)stream,
+                             (const tegula_launch_config *)config, packed, h->total);
   Py_END_ALLOW_THREADS
   if (packed != small)
     PyMem_Free(packed);

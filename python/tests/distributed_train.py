@@ -111,9 +111,13 @@ def run(out_dir, world_size=2, seed=0, backend="gloo"):
              nprocs=world_size, join=True)
 
 
-def check(out_dir, world_size, seed):
+def check(out_dir, world_size, seed, backend="gloo"):
     """Each rank's gradients and the mean loss against one process's float64
     eager PyTorch step on the whole batch; AssertionError otherwise."""
+    # Relative to the gradient's norm: fp32 against float64 is ~1e-6 on the
+    # host; on GPUs tl.dot multiplies fp32 as tf32 by default (as Triton's
+    # does), ~1e-4 of the norm.
+    bound = 2e-5 if backend == "gloo" else 1e-3
     model, x, target = make(seed, TORCH_OPS)
     model = model.double()
     loss = step(model, x.double(), target.double())
@@ -125,9 +129,8 @@ def check(out_dir, world_size, seed):
         assert set(got["grads"]) == set(expected)
         for name, grad in got["grads"].items():
             assert not torch.isnan(grad).any(), "rank %d: %s has NaNs" % (rank, name)
-            # Relative to the gradient's norm: fp32 against float64 is ~1e-6.
             error = ((grad.double() - expected[name]).norm() / expected[name].norm()).item()
-            assert error < 2e-5, "rank %d: %s is off by %.2g of its norm" % (rank, name, error)
+            assert error < bound, "rank %d: %s is off by %.2g of its norm" % (rank, name, error)
     # Each rank's loss is over its share of the batch: their mean is the whole batch's.
     torch.testing.assert_close(sum(losses) / world_size, loss.detach(), atol=1e-5, rtol=1e-5)
 
@@ -138,6 +141,7 @@ if __name__ == "__main__":
     backend = sys.argv[3] if len(sys.argv) > 3 else "gloo"
     seed = int.from_bytes(os.urandom(4), "little")
     run(out, n, seed, backend)
-    check(out, n, seed)
+    check(out, n, seed, backend)
+    print("gradients of %d %s processes match the float64 reference" % (n, backend))
     print("%d processes, %s: every rank's gradients match one process's eager PyTorch step"
           % (n, backend))

@@ -338,7 +338,8 @@ class Attention(Case):
     def __init__(self, z, h, n, d, causal):
         self.z, self.h, self.n, self.d, self.causal = z, h, n, d, causal
         self.scale = 1.0 / math.sqrt(d)
-        self.key = "attention-%s" % ("causal" if causal else "full")
+        self.key = "attention-%s%s" % ("d%d-" % d if d != 128 else "",
+                                       "causal" if causal else "full")
         self.name = "flash attn fwd fp16 Z%d H%d N%d D%d%s" % (z, h, n, d,
                                                                " causal" if causal else "")
 
@@ -397,7 +398,8 @@ def make_cases(quick):
     return [VectorAdd(28), Softmax(4096, 4096), Softmax(16384, 781), LayerNorm(4096, 8192),
             Matmul(4096, 4096, 4096), Matmul(8192, 8192, 8192), MatmulFp8(4096, 4096, 4096),
             MatmulFp8(8192, 8192, 8192),
-            Attention(4, 32, 4096, 128, False), Attention(4, 32, 4096, 128, True)]
+            Attention(4, 32, 4096, 128, False), Attention(4, 32, 4096, 128, True),
+            Attention(4, 32, 4096, 64, False), Attention(4, 32, 4096, 64, True)]
 
 
 def cdiv(a, b):

@@ -203,7 +203,7 @@ tile.func @scalar_masked(%p: !tile.ptr<f32>, %c: i1, %o: f32) {
 // CHECK:         %[[C16:.+]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK:         %[[ADV0:.+]] = llvm.insertvalue %{{.+}}, %[[BP]][3, 0]
 // CHECK-NEXT:    %[[OFF1:.+]] = llvm.extractvalue %[[ADV0]][3, 1]
-// CHECK-NEXT:    %[[NEXT1:.+]] = llvm.add %[[OFF1]], %[[C16]] : i32
+// CHECK-NEXT:    %[[NEXT1:.+]] = llvm.add %[[OFF1]], %[[C16]] overflow<nsw> : i32
 // CHECK-NEXT:    %[[ADV:.+]] = llvm.insertvalue %[[NEXT1]], %[[ADV0]][3, 1]
 // The load reads base (field 0) and shape K (field 1, 1) from the advanced
 // pointer.

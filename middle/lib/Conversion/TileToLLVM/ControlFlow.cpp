@@ -153,8 +153,8 @@ LogicalResult lowerWhile(Lowerer &l, RegionCarrier &carrier,
       return failure();
     yieldInto(l, carrier, yield, *beforeSlots);
   }
-  carrier.bind(op.getResults(), *afterSlots, newWhile.getResults());
   l.b.setInsertionPointAfter(newWhile);
+  carrier.bind(op.getResults(), *afterSlots, newWhile.getResults());
   return success();
 }
 

@@ -759,6 +759,25 @@ LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
 
 namespace {
 
+/// Whether |operand|, a dot operand, is a conversion that the dot's family
+/// takes from the registers of an earlier dot's accumulator layout (the
+/// probabilities of attention): lowerSharedMatrixOperand's register case.
+bool isRegisterOperand(DistLowerer &l, Value operand) {
+  auto convert = operand.getDefiningOp<tile::ConvertLayoutOp>();
+  if (!convert || !isSharedMatrixOperand(convert.getType(), l.matrixUnits))
+    return false;
+  auto type = cast<RankedTensorType>(convert.getSrc().getType());
+  auto sourceMatrix =
+      dyn_cast_or_null<tile::MatrixLayoutAttr>(type.getEncoding());
+  auto [unit, dotMatrix] = sharedOperandUnit(l, convert.getResult());
+  return sourceMatrix && sourceMatrix.getKind() == dotMatrix.getKind() &&
+         sourceMatrix.getVersion() == dotMatrix.getVersion() &&
+         sourceMatrix.getWarpsPerCTA() == dotMatrix.getWarpsPerCTA() &&
+         unit->takesRegisterOperand(toMatrixLayout(dotMatrix),
+                                    operandIndex(convert.getResult()),
+                                    l.storageBytes(type.getElementType()) * 8);
+}
+
 /// In the body of |loop|, a pipelined loop whose asynchronous operand loads
 /// are |loads|: the conversions that leave their fence and barrier to a
 /// later one of the same run, and the dots that may stay in flight across
@@ -787,6 +806,26 @@ void findAsyncDots(DistLowerer &l, scf::ForOp loop,
     }
   }
 
+  // Conversions that need no wait of their own: an earlier conversion of
+  // the body already waited for at least their copies, fenced and met the
+  // other threads at a barrier, and no copy was issued since (attention's
+  // V, whose copies landed with K's).
+  std::optional<int64_t> synced;
+  for (Operation &op : body->without_terminator()) {
+    if (llvm::is_contained(loads, &op) ||
+        (op.getNumRegions() != 0 && !isMemoryEffectFree(&op))) {
+      synced.reset();
+      continue;
+    }
+    auto pending = l.asyncPending.find(&op);
+    if (pending == l.asyncPending.end() || l.asyncSyncDeferred.contains(&op))
+      continue;
+    if (synced && pending->second >= *synced)
+      l.asyncSyncDone.insert(&op);
+    else
+      synced = pending->second;
+  }
+
   for (Operation &op : body->without_terminator()) {
     auto dot = dyn_cast<tile::DotOp>(&op);
     if (!dot)
@@ -798,26 +837,39 @@ void findAsyncDots(DistLowerer &l, scf::ForOp loop,
     if (!unit || !unit->readsSharedOperands(toMatrixLayout(matrix)) ||
         !unit->hasAsyncGroups(toMatrixLayout(matrix)))
       continue;
-    // The accumulator goes around the loop through this dot alone.
-    auto acc = dyn_cast<BlockArgument>(dot.getC());
-    if (!acc || acc.getOwner() != body || acc.getArgNumber() == 0 ||
-        !acc.hasOneUse() || !dot.getD().hasOneUse())
+    // The result goes to the next iteration alone.
+    if (!dot.getD().hasOneUse() ||
+        dot.getD().getUses().begin()->getOwner() != body->getTerminator())
       continue;
-    unsigned index = acc.getArgNumber() - 1;
-    if (loop.getYieldedValues()[index] != dot.getD())
-      continue;
-    // Both operands in rings whose next buffers are filled after the dot:
-    // by then the group that read them (the previous iteration's) is retired.
+    unsigned index = dot.getD().getUses().begin()->getOperandNumber();
+    // Operands in rings whose next buffers are filled after the dot: by
+    // then the groups that read them (the previous iteration's) are
+    // retired. A from registers needs no buffer (the unit keeps its
+    // registers until the group retires).
     auto ringed = [&](Value operand) {
       Operation *convert = operand.getDefiningOp();
       return convert && convert->getBlock() == body &&
              l.asyncPending.count(convert);
     };
-    if (!ringed(dot.getA()) || !ringed(dot.getB()) ||
-        llvm::any_of(loads, [&](Operation *load) {
+    if ((!ringed(dot.getA()) && !isRegisterOperand(l, dot.getA())) ||
+        !ringed(dot.getB()) || llvm::any_of(loads, [&](Operation *load) {
           return load->isBeforeInBlock(dot);
         }))
       continue;
+    // A matmul's accumulator goes around the loop through this dot alone:
+    // the next iteration's dot takes it in flight. Otherwise the next
+    // iteration waits for the group before it first reads the result,
+    // which must be an op of the body itself.
+    BlockArgument carried = body->getArgument(index + 1);
+    if (dot.getC() != carried || !carried.hasOneUse()) {
+      if (llvm::any_of(carried.getUsers(), [&](Operation *user) {
+            return user->getBlock() != body || user == body->getTerminator() ||
+                   user->getNumRegions() != 0;
+          }))
+        continue;
+      if (!carried.use_empty())
+        l.asyncCarried[carried] = dot;
+    }
     l.asyncDots.insert(dot);
     l.asyncAccumulators[loop].push_back({index, dot});
   }
@@ -987,9 +1039,12 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
         placeOperand(l, convert, type, result, anyLoad);
     if (failed(placement))
       return failure();
+    shared.dynamicOffset = l.regsOf(source).front();
+    if (l.asyncSyncDone.contains(convert))
+      return finishSharedOperand(l, loc, result, shared, *placement,
+                                 /*synchronize=*/false);
     if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
       copies->buildWait(b, loc, pending->second);
-    shared.dynamicOffset = l.regsOf(source).front();
     return finishSharedOperand(l, loc, result, shared, *placement,
                                !l.asyncSyncDeferred.contains(convert));
   }

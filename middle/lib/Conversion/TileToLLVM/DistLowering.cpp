@@ -24,13 +24,56 @@ DistLowerer::DistLowerer(ModuleOp module, const backend::TargetHooks &hooks,
       matrixUnits(matrixUnits ? *matrixUnits : noMatrixUnits()),
       numWarps(numWarps), warpSize(hooks.getWarpSize()) {}
 
+/// The positions of the scalar leaves of |type| (an LLVM struct or array,
+/// nested), appended to |out| after |prefix|; a scalar is its own leaf.
+static void aggregateLeaves(Type type, SmallVectorImpl<int64_t> &prefix,
+                            SmallVectorImpl<std::pair<SmallVector<int64_t>,
+                                                      Type>> &out) {
+  auto visit = [&](int64_t index, Type element) {
+    prefix.push_back(index);
+    aggregateLeaves(element, prefix, out);
+    prefix.pop_back();
+  };
+  if (auto structType = dyn_cast<LLVM::LLVMStructType>(type)) {
+    for (auto [i, element] : llvm::enumerate(structType.getBody()))
+      visit(static_cast<int64_t>(i), element);
+  } else if (auto array = dyn_cast<LLVM::LLVMArrayType>(type)) {
+    for (unsigned i = 0; i < array.getNumElements(); ++i)
+      visit(i, array.getElementType());
+  } else {
+    out.push_back({SmallVector<int64_t>(prefix.begin(), prefix.end()), type});
+  }
+}
+
+static SmallVector<std::pair<SmallVector<int64_t>, Type>>
+aggregateLeaves(Type type) {
+  SmallVector<int64_t> prefix;
+  SmallVector<std::pair<SmallVector<int64_t>, Type>> leaves;
+  aggregateLeaves(type, prefix, leaves);
+  return leaves;
+}
+
+// A scalar of an aggregate type (a block pointer's base, shape, strides
+// and offsets) crosses region boundaries as its leaves: a loop that only
+// advances the offsets then carries the rest unchanged, which LLVM sees as
+// loop-invariant (a phi of a whole struct hides that from it, and the
+// address arithmetic on the strides would stay in the loop).
+
 SmallVector<Value> DistLowerer::flatten(ValueRange olds) {
   SmallVector<Value> result;
   for (Value old : olds) {
-    if (isTile(old.getType()))
+    if (isTile(old.getType())) {
       llvm::append_range(result, regsOf(old));
-    else
-      result.push_back(lookup(old));
+      continue;
+    }
+    Value value = lookup(old);
+    if (!isa<LLVM::LLVMStructType, LLVM::LLVMArrayType>(value.getType())) {
+      result.push_back(value);
+      continue;
+    }
+    for (auto &[position, type] : aggregateLeaves(value.getType()))
+      result.push_back(
+          b.create<LLVM::ExtractValueOp>(value.getLoc(), value, position));
   }
   return result;
 }
@@ -41,7 +84,8 @@ FailureOr<SmallVector<Type>> DistLowerer::flattenTypes(ValueRange olds,
   for (Value old : olds) {
     auto tile = dyn_cast<RankedTensorType>(old.getType());
     if (!tile) {
-      result.push_back(scalarType(old.getType()));
+      for (auto &leaf : aggregateLeaves(scalarType(old.getType())))
+        result.push_back(leaf.second);
       continue;
     }
     if (asyncValues.contains(old)) {
@@ -61,7 +105,17 @@ void DistLowerer::unflatten(ValueRange olds, ValueRange news) {
   for (Value old : olds) {
     auto tile = dyn_cast<RankedTensorType>(old.getType());
     if (!tile) {
-      map.map(old, news[next++]);
+      Type type = scalarType(old.getType());
+      if (!isa<LLVM::LLVMStructType, LLVM::LLVMArrayType>(type)) {
+        map.map(old, news[next++]);
+        continue;
+      }
+      Location loc = old.getLoc();
+      Value value = b.create<LLVM::UndefOp>(loc, type);
+      for (auto &leaf : aggregateLeaves(type))
+        value = b.create<LLVM::InsertValueOp>(loc, value, news[next++],
+                                              leaf.first);
+      map.map(old, value);
       continue;
     }
     // Layouts were computed by flattenTypes before: cannot fail here.
@@ -186,6 +240,26 @@ LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
 
 LogicalResult DistLowerer::lowerDistOp(Operation *op) {
   b.setInsertionPointToEnd(b.getInsertionBlock());
+  // The previous iteration's dot may still be computing what |op| reads.
+  if (!asyncCarried.empty())
+    for (Value operand : op->getOperands()) {
+      auto carried = asyncCarried.find(operand);
+      if (carried == asyncCarried.end())
+        continue;
+      Operation *dot = carried->second;
+      asyncCarried.erase(carried);
+      auto matrix = cast<tile::MatrixLayoutAttr>(
+          cast<RankedTensorType>(dot->getResult(0).getType()).getEncoding());
+      FailureOr<SmallVector<Value>> waited =
+          matrixUnits.lookup(matrix.getKind())
+              ->buildSharedMultiplyWait(b, op->getLoc(),
+                                        toMatrixLayout(matrix), 0,
+                                        regsOf(operand));
+      if (failed(waited))
+        return unsupported(dot, "the target cannot wait for " +
+                                    matrix.getKind() + " groups");
+      setRegs(operand, std::move(*waited));
+    }
   RegisterCarrier carrier(*this);
   if (std::optional<LogicalResult> result =
           lowerControlFlow(*this, carrier, op))

@@ -198,17 +198,26 @@ public:
   /// copies: a later conversion of the same run (nothing with side effects
   /// in between) fences and meets the other threads at the barrier for both.
   llvm::DenseSet<mlir::Operation *> asyncSyncDeferred;
-  /// Dots that accumulate across the iterations of a pipelined loop and
-  /// leave their group in flight (MatrixUnit::hasAsyncGroups,
-  /// SharedMatrixMultiply::pendingGroups 1): the accumulator is an iter_arg
-  /// only the dot uses, the result goes only to the yield, both operands
-  /// come from rings of buffers filled after the dot in the loop body.
+  /// Conversions of asynchronously loaded tiles whose copies an earlier
+  /// conversion of the same body already waited for, fenced and met the
+  /// other threads for, with no copy issued since: nothing to do.
+  llvm::DenseSet<mlir::Operation *> asyncSyncDone;
+  /// Dots of a pipelined loop that leave their group in flight into the
+  /// next iteration (MatrixUnit::hasAsyncGroups,
+  /// SharedMatrixMultiply::pendingGroups 1): the result goes only to the
+  /// yield, the shared operands come from rings of buffers filled after the
+  /// dot in the loop body (A may come from registers).
   llvm::DenseSet<mlir::Operation *> asyncDots;
   /// Per loop (old scf.for) with such dots: the results that carry their
   /// accumulators, and the dot; finishLoop waits for them.
   llvm::DenseMap<mlir::Operation *,
                  llvm::SmallVector<std::pair<unsigned, mlir::Operation *>>>
       asyncAccumulators;
+  /// Iter_args (of the old loop body) carrying the result of such a dot
+  /// whose accumulator is not the iter_arg itself (attention's rescaled
+  /// output): the first op of the body that reads one waits for the group
+  /// first (lowerDistOp). Entries go once that wait is built.
+  llvm::DenseMap<mlir::Value, mlir::Operation *> asyncCarried;
   llvm::DenseMap<mlir::Value, SharedOperand> sharedOperands;
   mlir::Value sharedOperandBase;
   uint64_t operandBytes = 0;

@@ -247,12 +247,28 @@ void forEachBlockRegister(
     llvm::function_ref<void(int64_t reg, Value address, Value inBounds)> body) {
   OpBuilder &b = l.b;
   BlockPointer bp = unpackBlockPointer(l, loc, packed, layout.getRank());
+  ArrayRef<Value> thread = l.threadCoords(layout);
+  SmallVector<int64_t> threadBits(layout.getRank(), 0);
+  for (int64_t d = 0; d < layout.getRank(); ++d)
+    for (ArrayRef<Coords> bases : {ArrayRef<Coords>(layout.laneBases),
+                                   ArrayRef<Coords>(layout.warpBases)})
+      for (const Coords &basis : bases)
+        threadBits[d] |= basis[d];
   for (int64_t r = 0; r < layout.getNumRegs(); r += step) {
     SmallVector<Value> coords = l.regCoords(loc, layout, r);
     Value inBounds;
     Value address = blockElementAddress(
         l, loc, bp, elem, boundaryCheck,
         [&](int64_t d) -> Value {
+          // The thread's coordinate plus the register's, in 64 bits where
+          // their bits do not overlap: LLVM then sees every register's
+          // address as one per thread plus a constant times the strides,
+          // and keeps one address per thread instead of one per register.
+          int64_t offset = layout.regOffsets[r][d];
+          if (offset != 0 && !(threadBits[d] & offset))
+            return b.create<arith::AddIOp>(
+                loc, b.create<arith::ExtSIOp>(loc, b.getI64Type(), thread[d]),
+                l.constI64(loc, offset));
           return b.create<arith::ExtSIOp>(loc, b.getI64Type(), coords[d]);
         },
         inBounds);

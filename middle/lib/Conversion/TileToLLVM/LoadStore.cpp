@@ -495,7 +495,11 @@ tegula::lowering::lowerLoadStoreFamily(Lowerer &l, Operation *op) {
     for (auto [d, delta] : llvm::enumerate(advance.getOffsets())) {
       SmallVector<int64_t, 2> position{3, static_cast<int64_t>(d)};
       Value current = b.create<LLVM::ExtractValueOp>(loc, packed, position);
-      Value next = b.create<arith::AddIOp>(loc, current, l.lookup(delta));
+      // No signed wrap, as Triton's offsets (64-bit there) never wrap: it
+      // lets LLVM see an advance in a loop as an induction variable and
+      // step the addresses instead of recomputing them.
+      Value next = b.create<arith::AddIOp>(loc, current, l.lookup(delta),
+                                           arith::IntegerOverflowFlags::nsw);
       packed = b.create<LLVM::InsertValueOp>(loc, packed, next, position);
     }
     l.map.map(advance.getResult(), packed);

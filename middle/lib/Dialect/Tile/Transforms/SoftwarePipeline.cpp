@@ -109,11 +109,13 @@ Operation *predicateLoad(RewriterBase &rewriter, LoadOp load, Value predicate) {
   return load;
 }
 
-/// Whether a dot of |loop|'s body accumulates across its iterations (its
-/// accumulator an iter_arg that only it uses, its result yielded back) on
-/// operands converted from |loads|: a matrix unit may then keep it in
-/// flight into the next iteration when the loads come after it.
-bool hasAccumulatingDot(scf::ForOp loop, ArrayRef<LoadOp> loads) {
+/// Whether a dot of |loop|'s body hands its result only to the next
+/// iteration (yielded and used nowhere else) and reads an operand converted
+/// from |loads|: a matrix unit may then keep it in flight into the next
+/// iteration when the loads come after it. Its accumulator may be an
+/// iter_arg only it uses (a matmul) or anything computed in the body (the
+/// rescaled output of attention).
+bool hasCarriedDot(scf::ForOp loop, ArrayRef<LoadOp> loads) {
   auto fromLoad = [&](Value operand) {
     auto convert = operand.getDefiningOp<ConvertLayoutOp>();
     auto load = convert ? convert.getSrc().getDefiningOp<LoadOp>() : LoadOp();
@@ -121,11 +123,10 @@ bool hasAccumulatingDot(scf::ForOp loop, ArrayRef<LoadOp> loads) {
   };
   Block *body = loop.getBody();
   for (auto dot : body->getOps<DotOp>()) {
-    auto acc = dyn_cast<BlockArgument>(dot.getC());
-    if (acc && acc.getOwner() == body && acc.getArgNumber() > 0 &&
-        acc.hasOneUse() && dot.getD().hasOneUse() &&
-        loop.getYieldedValues()[acc.getArgNumber() - 1] == dot.getD() &&
-        fromLoad(dot.getA()) && fromLoad(dot.getB()))
+    if (!dot.getD().hasOneUse() ||
+        *dot.getD().getUsers().begin() != body->getTerminator())
+      continue;
+    if (fromLoad(dot.getA()) || fromLoad(dot.getB()))
       return true;
   }
   return false;
@@ -146,14 +147,13 @@ LogicalResult pipelineLoop(scf::ForOp loop, unsigned numStages,
   unsigned last = numStages - 1;
 
   scf::PipeliningOption options;
-  // With a dot accumulating across iterations, the body does this
-  // iteration's work first and issues the later iteration's loads after it,
+  // With a dot whose result goes to the next iteration, the body does this
+  // iteration's work first and issues the later iterations' loads after it,
   // as Triton's schedule does: the buffers they fill were read by the
-  // previous iteration's dot, which a matrix unit may still be computing
-  // while this iteration's dot is issued (the lowering retires it before
-  // the loads: findAsyncDots). Otherwise the body keeps its order, each
-  // load where it was.
-  bool loadsLast = hasAccumulatingDot(loop, loads);
+  // previous iteration's dots, which are retired by then, while this
+  // iteration's carried dot may still be computing (findAsyncDots in the
+  // lowering). Otherwise the body keeps its order, each load where it was.
+  bool loadsLast = hasCarriedDot(loop, loads);
   options.getScheduleFn =
       [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &schedule) {
         for (Operation &op : loop.getBody()->without_terminator())

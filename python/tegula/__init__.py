@@ -31,7 +31,7 @@ __all__ = [
     "specialize_arg", "dtype_name", "JITFunction", "empty", "from_numpy",
     "import_triton_file", "load", "compile", "warmup", "Container",
     "cdiv", "next_power_of_2", "constexpr", "Config", "autotune", "heuristics", "testing",
-    "MockTensor", "TensorWrapper", "reinterpret",
+    "MockTensor", "TensorWrapper", "reinterpret", "set_allocator",
 ]
 
 __version__ = "0.1.0"
@@ -291,6 +291,14 @@ class Device:
     @property
     def runtime(self):
         return self._runtime
+
+    @property
+    def index(self):
+        """The device's index in its backend (1 for ``nvidia:1``), as
+        ``torch.device.index`` and Triton count devices: Triton programs
+        pass ``DEVICE.index`` to ``driver.active.utils.get_device_properties``,
+        and DEVICE is this Device where torch is not installed."""
+        return int(self.name.rsplit(":", 1)[1])
 
     def _require(self):
         self._runtime._require()
@@ -799,6 +807,24 @@ from . import testing  # noqa: E402,F401
 from . import tools  # noqa: E402,F401
 from .tools import tensor_descriptor as _tensor_descriptor  # noqa: E402,F401
 from . import compiler  # noqa: E402,F401
+
+
+_allocator = None
+
+
+def set_allocator(allocator):
+    """Triton's ``triton.set_allocator(fn)``: the function that allocates
+    the global scratch memory a kernel asks for, called as
+    ``fn(size, alignment, stream)``. Triton's kernels need it for the
+    descriptors ``tl.make_tensor_descriptor`` writes to memory on GPUs
+    (tutorial 06 sets one); Tegula's descriptors are block-pointer accesses
+    and no Tegula kernel asks for scratch memory, so the allocator is kept
+    (``tegula._allocator``) and never called. None unsets it."""
+    global _allocator
+    if allocator is not None and not callable(allocator):
+        raise TypeError("set_allocator takes a function (size, alignment, stream) or None, "
+                        "not %r" % (allocator,))
+    _allocator = allocator
 
 
 def __getattr__(name):

@@ -204,6 +204,21 @@ def _is_constexpr_annotation(ann):
     return getattr(ann, "__name__", None) == "constexpr"  # triton.language.constexpr too
 
 
+def _launch_keywords_to_params(fn, args, kwargs, **given):
+    """|kwargs| with each launch keyword of |given| (``num_warps=``,
+    ``num_stages=`` the call gave) that also names a parameter of the kernel
+    not given positionally bound to that parameter too, as Triton binds
+    them: tutorial 02's ``softmax_kernel`` has a ``num_stages: tl.constexpr``
+    that ``warmup(..., num_stages=num_stages)`` sets while num_stages is the
+    launch's option as well."""
+    for name, value in given.items():
+        if name in fn._param_set and name not in kwargs and \
+                fn.arg_names.index(name) >= len(args):
+            kwargs = dict(kwargs)
+            kwargs[name] = value
+    return kwargs
+
+
 def _split_options(fn, kwargs):
     """(kwargs without compile options, the compile options as sorted
     (name, text) pairs). Keywords that name no parameter but a compile option
@@ -378,7 +393,7 @@ class JITFunction:
             return self.warmup(*args, grid=grid, **kwargs)
         return self._launcher().launch(grid, *args, **kwargs)
 
-    def warmup(self, *args, grid=None, num_warps=4, num_stages=3, device=None, stream=None,
+    def warmup(self, *args, grid=None, num_warps=None, num_stages=None, device=None, stream=None,
                **kwargs):
         """Compiles (and loads) the kernel these arguments would launch,
         without launching it; returns the CompiledKernel. Arguments are as
@@ -388,6 +403,11 @@ class JITFunction:
         |grid|, when given, is checked as a launch checks it."""
         from ._compile_only import warmup
         self._init_pointer_dtypes()
+        given = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages))
+                 if v is not None}
+        kwargs = _launch_keywords_to_params(self, args, kwargs, **given)
+        num_warps = 4 if num_warps is None else num_warps
+        num_stages = 3 if num_stages is None else num_stages
         args, kwargs, options = self._prepare(args, kwargs)
         return warmup(self, grid, args, kwargs, num_warps, num_stages, device, stream,
                       options)

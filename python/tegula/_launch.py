@@ -1174,7 +1174,10 @@ def specialize(fn, arguments, device, arrays, temporaries=None, dtypes=None):
             if not entry.endswith(":16"):
                 raise _fail(ValueError, fn, "argument '%s': a TensorDescriptor's base "
                             "must be 16-byte aligned" % p.name)
-            entries.append(desc.signature_entry())
+            try:
+                entries.append(desc.signature_entry())
+            except ValueError as e:
+                raise _fail(ValueError, fn, "argument '%s': %s" % (p.name, e)) from None
             passed.extend(_descriptor_args(fn, p.name, desc, entry, what))
             continue
         if what[0] == "ptr" and p.name in fn._nospec:

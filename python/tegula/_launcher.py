@@ -57,7 +57,7 @@ from . import _interop
 from . import _runtime as _rt
 from . import language as tl
 from . import Device, Stream
-from ._jit import Unspecialized, _constexpr_literal, _split_options
+from ._jit import Unspecialized, _constexpr_literal, _launch_keywords_to_params, _split_options
 
 accel = _accel_py.load_accel()
 
@@ -391,7 +391,15 @@ def _options(fn, kw):
 def _generic_launch(fn):
     """The launcher of a kernel no function can be generated for: the full
     launch every time."""
-    def launch(grid, *args, num_warps=4, num_stages=3, device=None, stream=None, **kwargs):
+    def launch(grid, *args, num_warps=None, num_stages=None, device=None, stream=None,
+               **kwargs):
+        # A kernel with a parameter named num_warps or num_stages comes here
+        # (no launcher is generated for it); the keyword sets both.
+        given = {k: v for k, v in (("num_warps", num_warps), ("num_stages", num_stages))
+                 if v is not None}
+        kwargs = _launch_keywords_to_params(fn, args, kwargs, **given)
+        num_warps = 4 if num_warps is None else num_warps
+        num_stages = 3 if num_stages is None else num_stages
         args, kwargs, options = fn._prepare(args, kwargs)
         from . import _launch
         return _launch._full_launch(fn, grid, _launch.bind(fn, args, kwargs), num_warps,

@@ -130,8 +130,6 @@ def test_host_descriptor_errors(host):
     x = np.zeros((32, 32), dtype=np.float32)
     with pytest.raises(ValueError, match="last dimension must be contiguous"):
         TensorDescriptor(x, [32, 32], [1, 32], [16, 16])
-    with pytest.raises(ValueError, match="at least 16 bytes"):
-        TensorDescriptor(x, [32, 32], [32, 1], [16, 2])
     with pytest.raises(ValueError, match="16-byte aligned"):
         TensorDescriptor(x, [32, 30], [30, 1], [16, 16])
     with pytest.raises(ValueError, match="powers of 2"):
@@ -141,3 +139,60 @@ def test_host_descriptor_errors(host):
     e = TensorDescriptor.from_tensor(x, [16, 16])
     with pytest.raises(ValueError, match="x_desc.*16-byte aligned"):
         K.host_copy_kernel[(1, 1)](d, e, BM=16, BN=16, device=host)
+    # The block is checked when the descriptor is launched (Triton checks it
+    # when it compiles), so that a placeholder block may be set later.
+    narrow = TensorDescriptor(x, [32, 32], [32, 1], [16, 2])
+    with pytest.raises(ValueError, match=r"x_desc.*at least 16 bytes, got 2 \* 4"):
+        K.host_copy_kernel[(1, 1)](narrow, e, BM=16, BN=16, device=host)
+    narrow.block_shape = [16, 12]
+    with pytest.raises(ValueError, match=r"x_desc.*powers of 2, got \[16, 12\]"):
+        K.host_copy_kernel[(1, 1)](narrow, e, BM=16, BN=16, device=host)
+
+
+def test_host_descriptor_block_set_before_the_launch(host, rng):
+    """Tutorial 06 builds its descriptors with block_shape=[1, 1] and its
+    autotune configs' pre_hook sets each block before the launch."""
+    m, n, bm, bn = 40, 48, 16, 16
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = np.full((m, n), np.nan, dtype=np.float32)
+    xd = TensorDescriptor(x, [m, n], [n, 1], block_shape=[1, 1])
+    yd = TensorDescriptor(y, [m, n], [n, 1], block_shape=[1, 1])
+
+    def pre_hook(nargs):
+        nargs["x_desc"].block_shape = [nargs["BM"], nargs["BN"]]
+        nargs["y_desc"].block_shape = [nargs["BM"], nargs["BN"]]
+
+    tuned = tegula.autotune([tegula.Config({"BM": bm, "BN": bn}, pre_hook=pre_hook)],
+                            key=[])(K.host_copy_kernel)
+    tuned[(tegula.cdiv(m, bm), tegula.cdiv(n, bn))](xd, yd, device=host)
+    np.testing.assert_array_equal(y, x * np.float32(2))
+    assert xd.block_shape == [bm, bn]
+
+
+@pytest.mark.parametrize("host_x, host_y", [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize("warp_specialize", [False, True])
+def test_isinstance_picks_host_descriptor_or_pointer(host, rng, host_x, host_y,
+                                                      warp_specialize):
+    """The newest tutorial 06 passes host-built descriptors or pointers and
+    asks `isinstance(arg, tl.tensor_descriptor)` in the kernel, looping with
+    `tl.range(warp_specialize=)` (a hint the host takes and ignores)."""
+    m, n, bm = 72, 16, 16
+    x = rng.standard_normal((m, n)).astype(np.float32)
+    y = np.full((m, n), np.nan, dtype=np.float32)
+    xa = TensorDescriptor.from_tensor(x, [bm, n]) if host_x else x
+    ya = TensorDescriptor.from_tensor(y, [bm, n]) if host_y else y
+    K.maybe_desc_copy_kernel[(2,)](xa, ya, m, n, BM=bm, BN=n,
+                                   warp_specialize=warp_specialize, device=host)
+    np.testing.assert_array_equal(y, x * np.float32(2))
+
+
+def test_isinstance(host):
+    x = np.zeros(16, dtype=np.float32)
+    out = np.full(9, -1, dtype=np.int32)
+    K.isinstance_kernel[(1,)](x, out, C=4, device=host)
+    np.testing.assert_array_equal(out, [1, 0, 1, 1, 1, 0, 1, 1, 0])
+    with pytest.raises(tegula.CompilationError,
+                       match=r"descriptor_kernels\.py:\d+:\d+: .*isinstance\(\) takes "
+                       r"tl\.tensor_descriptor, tl\.tensor, tl\.constexpr, tl\.dtype or a "
+                       r"tuple of them as its second argument"):
+        K.isinstance_bad_kernel[(1,)](out, device=host)

@@ -475,6 +475,43 @@ def test_do_not_specialize(rng, monkeypatch):
     assert K.add_kernel.repr(None) == "add_kernel"
 
 
+def test_launch_keyword_that_names_a_parameter_sets_both():
+    """Tutorial 02's softmax_kernel has a `num_stages: tl.constexpr`; Triton
+    binds `num_stages=` of warmup and of a launch to it as well as taking it
+    as the launch option."""
+    out = np.full(16, -1, np.int32)
+    ck = K.stages_param.warmup(out, BLOCK_SIZE=16, num_stages=2, grid=(1,))
+    assert ck.signature == "*i32:16, 16, 2" and ck.requested == (4, 2)
+    assert (out == -1).all()
+    # Triton's launch of the compiled kernel, every argument positional.
+    ck[(1,)](out, 16, 2)
+    np.testing.assert_array_equal(out, 2)
+    K.stages_param[(1,)](out, BLOCK_SIZE=16, num_stages=5, num_warps=2)
+    np.testing.assert_array_equal(out, 5)
+    ck5 = K.stages_param.warmup(out, BLOCK_SIZE=16, num_stages=5, num_warps=2)
+    assert ck5.signature == "*i32:16, 16, 5" and ck5.requested == (2, 5)
+    # Given positionally, the parameter keeps its value; the keyword is the option.
+    K.stages_param[(1,)](out, 16, 4, num_stages=1)
+    np.testing.assert_array_equal(out, 4)
+    # Without the keyword the parameter has no value: Python's error.
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'num_stages'"):
+        K.stages_param[(1,)](out, BLOCK_SIZE=16)
+
+
+def test_set_allocator_is_kept_and_never_called():
+    """tutorial 06 calls triton.set_allocator; no Tegula kernel asks for
+    scratch memory, so the allocator is kept and never called."""
+    calls = []
+    triton.set_allocator(lambda size, align, stream: calls.append(size))
+    try:
+        assert tegula._allocator is not None
+        with pytest.raises(TypeError, match="set_allocator takes a function"):
+            triton.set_allocator(42)
+    finally:
+        triton.set_allocator(None)
+    assert tegula._allocator is None and calls == []
+
+
 def test_warmup_compiles_without_launching(rng):
     fn = tegula.jit(K.add_kernel.fn)  # a kernel of its own: its own compile count
     n = 100
@@ -730,6 +767,10 @@ def test_runtime_names_and_driver(on_host):
     assert props["sm_clock_rate"] == on_host.clock_khz
     assert props["max_num_regs"] is None  # the host has no register file to report
     assert props["device"] == on_host
+    # DEVICE.index, as tutorial 02 passes it, where DEVICE is the tegula.Device
+    # get_active_torch_device() gives without torch.
+    assert on_host.index == 0
+    assert active.utils.get_device_properties(on_host.index)["device"] == on_host
     assert active.utils.get_device_properties("host:0")["arch"] == on_host.arch
     assert active.utils.get_device_properties(on_host)["backend"] == "host"
     with pytest.raises(tegula.TegulaError):

@@ -5,6 +5,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace mlir;
 using namespace tegula;
 using namespace tegula::frontend;
@@ -311,6 +313,39 @@ PyValue CodeGen::callBuiltin(const std::string &name, CallArgs &args,
     std::string py = name.substr(3);
     if (py == "range")
       error(loc, "range() can only be used as the iterable of a for loop");
+    if (py == "isinstance") {
+      // A constexpr bool, as Triton's isinstance of its language values
+      // (the newest tutorial 06 asks whether an argument is a host-built
+      // tensor descriptor or a pointer): tl.tensor_descriptor (and its
+      // base), tl.tensor, tl.constexpr, tl.dtype, or a tuple of those.
+      if (args.positional.size() != 2 || !args.keywords.empty())
+        error(loc, "isinstance() takes exactly two arguments");
+      const PyValue &v = args.positional[0];
+      std::function<bool(const PyValue &)> matches =
+          [&](const PyValue &c) -> bool {
+        if (c.kind == PyValue::Tuple) {
+          for (const PyValue &item : c.tupleItems())
+            if (matches(item))
+              return true;
+          return false;
+        }
+        if (c.kind == PyValue::Marker) {
+          if (c.str == "tensor_descriptor" || c.str == "tensor_descriptor_base")
+            return v.kind == PyValue::TensorDesc;
+          if (c.str == "tensor")
+            return v.isTensor();
+          if (c.str == "constexpr")
+            return v.kind == PyValue::Number || v.kind == PyValue::String ||
+                   v.kind == PyValue::None;
+          if (c.str == "dtype")
+            return v.kind == PyValue::DTypeObj;
+        }
+        error(loc, "isinstance() takes tl.tensor_descriptor, tl.tensor, "
+                   "tl.constexpr, tl.dtype or a tuple of them as its second "
+                   "argument, not " + describe(c));
+      };
+      return PyValue::ofBool(matches(args.positional[1]));
+    }
     if (py == "len") {
       if (args.positional.size() != 1)
         error(loc, "len() takes exactly one argument");

@@ -628,7 +628,8 @@ PyValue CodeGen::getAttr(const PyValue &base, llvm::StringRef name,
         return PyValue::builtin(name == "max" ? "maximum" : "minimum");
       if (auto d = dtypeAttr(name))
         return PyValue::ofDType(*d);
-      if (name == "constexpr" || name == "tensor" || name == "dtype")
+      if (name == "constexpr" || name == "tensor" || name == "dtype" ||
+          name == "tensor_descriptor" || name == "tensor_descriptor_base")
         return PyValue::marker(name.str());
       if (name == "PropagateNan")
         return PyValue::ns("PropagateNan");

@@ -39,15 +39,10 @@ class TensorDescriptor:
                              % (len(self.block_shape), rank))
         if not 1 <= rank <= 5:
             raise ValueError("TensorDescriptor: rank must be 1 to 5, not %d" % rank)
-        for b in self.block_shape:
-            if not isinstance(b, int) or b <= 0 or b & (b - 1):
-                raise ValueError("TensorDescriptor: block_shape dimensions must be powers "
-                                 "of 2, got %r" % (list(self.block_shape),))
+        self._check_block_powers()
         name, elem = _dtype_bytes(self.base)
         self._dtype = name
-        if self.block_shape[-1] * elem < 16:
-            raise ValueError("TensorDescriptor: the block's last dimension must be at least "
-                             "16 bytes, got %d * %d" % (self.block_shape[-1], elem))
+        self._elem = elem
         if self.strides[-1] != 1:
             raise ValueError("TensorDescriptor: the last dimension must be contiguous "
                              "(stride 1), got strides %r" % (list(self.strides),))
@@ -62,11 +57,34 @@ class TensorDescriptor:
             raise ValueError("TensorDescriptor: padding 'nan' needs a floating-point "
                              "tensor, not %s" % name)
 
+    def _check_block_powers(self):
+        for b in self.block_shape:
+            if not isinstance(b, int) or b <= 0 or b & (b - 1):
+                raise ValueError("TensorDescriptor: block_shape dimensions must be powers "
+                                 "of 2, got %r" % (list(self.block_shape),))
+
+    def check_block(self):
+        """ValueError unless block_shape fits: one power of 2 per dimension,
+        at least 16 bytes in the last. Made when the descriptor is launched,
+        not when it is built: as in Triton, a descriptor may be built with a
+        placeholder block (tutorial 06 builds its descriptors with
+        ``block_shape=[1, 1]``) that an autotune config's pre_hook sets
+        before the launch; Triton checks the 16 bytes when it compiles."""
+        if len(self.block_shape) != len(self.shape):
+            raise ValueError("TensorDescriptor: block_shape has %d dimensions, the shape %d"
+                             % (len(self.block_shape), len(self.shape)))
+        self._check_block_powers()
+        if self.block_shape[-1] * self._elem < 16:
+            raise ValueError("TensorDescriptor: the block's last dimension must be at least "
+                             "16 bytes, got %d * %d" % (self.block_shape[-1], self._elem))
+
     @property
     def dtype_name(self):
         return self._dtype
 
     def signature_entry(self):
+        """The parameter's signature entry, once check_block() passed."""
+        self.check_block()
         entry = "tensordesc<%s[%s]" % (self._dtype, ", ".join(str(b) for b in self.block_shape))
         return entry + (", nan>" if self.padding == "nan" else ">")
 

@@ -92,3 +92,45 @@ def host_matmul_kernel(a_desc, b_desc, c_desc, K, BM: tl.constexpr, BN: tl.const
         acc = tl.dot(a_desc.load([off_m, k * BK]), b_desc.load([k * BK, off_n]), acc,
                      input_precision="ieee")
     c_desc.store([off_m, off_n], acc)
+
+
+@triton.jit
+def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):
+    # The newest tutorial 06's helper: a host-built descriptor as it is, a
+    # pointer made into one.
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@triton.jit
+def maybe_desc_copy_kernel(x, y, M, N, BM: tl.constexpr, BN: tl.constexpr,
+                           warp_specialize: tl.constexpr):
+    # x and y: pointers or host-built descriptors, in any mix.
+    x = _maybe_make_tensor_desc(x, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    y = _maybe_make_tensor_desc(y, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    for m in tl.range(tl.program_id(0) * BM, M, tl.num_programs(0) * BM,
+                      warp_specialize=warp_specialize):
+        y.store([m, 0], x.load([m, 0]) * 2)
+
+
+@triton.jit
+def isinstance_kernel(x_ptr, out_ptr, C: tl.constexpr):
+    # out[i] = 1 where the isinstance holds: each as a constexpr bool.
+    d = tl.make_tensor_descriptor(x_ptr, [16], [1], [16])
+    t = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(out_ptr + 0, isinstance(d, tl.tensor_descriptor))
+    tl.store(out_ptr + 1, isinstance(x_ptr, tl.tensor_descriptor))
+    tl.store(out_ptr + 2, isinstance(t, tl.tensor))
+    tl.store(out_ptr + 3, isinstance(x_ptr, tl.tensor))
+    tl.store(out_ptr + 4, isinstance(C, tl.constexpr))
+    tl.store(out_ptr + 5, isinstance(t, tl.constexpr))
+    tl.store(out_ptr + 6, isinstance(t.dtype, tl.dtype))
+    tl.store(out_ptr + 7, isinstance(d, (tl.tensor, tl.tensor_descriptor)))
+    tl.store(out_ptr + 8, isinstance(C, (tl.tensor, tl.dtype)))
+
+
+@triton.jit
+def isinstance_bad_kernel(x_ptr):
+    tl.store(x_ptr, isinstance(x_ptr, int))

@@ -80,3 +80,11 @@ def copy_unaligned(x_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offsets < n_elements
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+@tegula.jit
+def stages_param(out_ptr, BLOCK_SIZE: tl.constexpr, num_stages: tl.constexpr):
+    # A parameter named as a launch keyword, as tutorial 02's softmax_kernel
+    # has: the keyword num_stages= sets both (Triton binds it to both).
+    offsets = tl.arange(0, BLOCK_SIZE)
+    tl.store(out_ptr + offsets, tl.zeros([BLOCK_SIZE], dtype=tl.int32) + num_stages)

@@ -66,6 +66,13 @@ class _Owned:
         h = self._take()
         if h is None:
             return
+        # Whoever holds the handle outside Python (tegula.jax's launch
+        # records) forgets it before it is destroyed.
+        for hook in self.__dict__.get("_release_hooks", ()):
+            try:
+                hook(h)
+            except Exception:
+                pass
         try:
             self._runtime._live.discard(self)
         except Exception:

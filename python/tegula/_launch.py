@@ -679,6 +679,8 @@ class _HookedType(type):
             global _HOOKED
             _HOOKED = (CompiledKernel.launch_enter_hook is not None
                        or CompiledKernel.launch_exit_hook is not None)
+            for listener in _HOOK_LISTENERS:
+                listener(_HOOKED)
 
     def __delattr__(cls, name):
         super().__delattr__(name)
@@ -688,6 +690,9 @@ class _HookedType(type):
 
 #: Whether CompiledKernel has a launch hook (see _HookedType).
 _HOOKED = False
+#: Functions called with _HOOKED when it is set (tegula.jax's launch in C
+#: leaves hooked launches to Python).
+_HOOK_LISTENERS = []
 
 
 class LaunchMetadata:

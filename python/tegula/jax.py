@@ -7,8 +7,12 @@ per output, in that order; ``kwargs`` are its constexprs and scalars by
 name. While tracing, the call is recorded and the kernel compiled (so
 binding and compile errors are raised there); at run time the FFI handler
 (``_jax_ffi.cc``, built on first use against jaxlib's XLA FFI headers)
-passes XLA's buffers to that record's launch: on JAX's CPU backend through
-the host plugin, in place; on NVIDIA GPUs on XLA's stream.
+launches that record's kernel on XLA's buffers: on JAX's CPU backend
+through the host plugin, in place; on NVIDIA GPUs on XLA's stream. The
+launch runs in C, from a launch record made here (``_c_record``), without
+Python; what a record cannot express goes through the Python launch
+(``_launch``), which the handler calls back. TEGULA_JAX_PYTHON_LAUNCH=1
+(read when a call is traced) sends every launch through Python.
 
 Importing this module imports jax.
 """
@@ -24,13 +28,14 @@ import numpy as np
 import jax
 import jax.numpy as jnp  # noqa: F401  (jax.numpy arrays are what callers pass)
 
-__all__ = ["kernel_call"]
+__all__ = ["kernel_call", "launch_counts"]
 
 _TARGET = "tegula_kernel_call"
 _lock = threading.Lock()
 _calls = {}    # call id -> _Call
 _call_ids = {}  # the key of a call -> its id
 _library = None
+_python_launch = False  # TEGULA_JAX_PYTHON_LAUNCH, as the last traced call read it
 
 
 class _Call:
@@ -38,13 +43,25 @@ class _Call:
     positional arguments with None where an array goes, the array slots'
     (shape, dtype) (operands then outputs) and the keyword arguments."""
 
-    def __init__(self, kernel, grid, positional, specs, kwargs):
+    def __init__(self, call_id, kernel, grid, positional, specs, kwargs):
+        self.call_id = call_id
         self.kernel = kernel
         self.grid = grid
         self.positional = positional
         self.specs = specs
         self.kwargs = kwargs
         self.devices = {}
+        # Device ordinal (-1: the host) -> the CompiledKernel of its launch
+        # record in C, or None where no record can be made.
+        self.recorded = {}
+
+
+class _Slot:
+    """Where array |index| (operands then outputs) goes among a kernel's
+    arguments, while a launch record is made."""
+
+    def __init__(self, index):
+        self.index = index
 
 
 class _CudaArray:
@@ -87,8 +104,18 @@ def _launch(call_id, count, buffers, stream, device, message, size):
         it = iter(arrays)
         args = [next(it) if v is None else v for v in record.positional]
         args.extend(it)
-        record.kernel[record.grid](*args, device=_device_for(record, device),
-                                   stream=stream if device >= 0 else None, **record.kwargs)
+        dev = _device_for(record, device)
+        ck = record.kernel[record.grid](*args, device=dev,
+                                        stream=stream if device >= 0 else None,
+                                        **record.kwargs)
+        # What the launch in C lacked, for the next call.
+        if not _python_launch:
+            done = record.recorded.get(device, False)
+            if done is False or (done is not None and done._handle is None):  # none, unloaded
+                addresses = [buffers[i] or 0 for i in range(count)]
+                _c_record(record, device, ck, addresses)
+            if device >= 0 and record.recorded.get(device) is not None:
+                _c_stream(dev, device, stream)
         return 0
     except BaseException as e:  # noqa: BLE001  (nothing may unwind into XLA)
         text = ("%s: %s" % (type(e).__name__, e)).encode()[:size - 1]
@@ -100,6 +127,115 @@ _LAUNCH_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int64, ctypes.c_int64,
                               ctypes.POINTER(ctypes.c_void_p), ctypes.c_uint64, ctypes.c_int32,
                               ctypes.c_void_p, ctypes.c_int64)
 _launch_fn = _LAUNCH_FN(_launch)
+
+
+def _c_record(record, device, ck, addresses=None):
+    """Makes the launch record in C of |record| on device ordinal |device|
+    (-1: the host) launching CompiledKernel |ck|, when the handler can
+    launch it without Python: every argument of the kernel is one of the
+    call's arrays or a scalar given when the call was traced, and the
+    kernel is no debug one (which takes its arrays' bounds). |addresses|:
+    the arrays' addresses |ck| was specialized for (None: 16-byte aligned,
+    as warmup takes them). Notes the outcome in record.recorded."""
+    from . import _launch
+    from . import _runtime as rt
+    from . import language as tl
+    record.recorded[device] = None
+    lib = _library
+    fn = record.kernel
+    if lib is None or getattr(ck, "debug", False) or ck._handle is None:
+        return
+    try:
+        slots = [_Slot(i) for i in range(len(record.specs))]
+        it = iter(slots)
+        args = [next(it) if v is None else v for v in record.positional] + list(it)
+        kwargs = {k: v for k, v in record.kwargs.items() if k not in ("num_warps", "num_stages")}
+        args, kwargs, _ = fn._prepare(args, kwargs)
+        arguments = _launch.bind(fn, args, kwargs)
+        grid = _launch.normalize_grid(fn, record.grid, {
+            k: (v.value if isinstance(v, tl.constexpr) else v) for k, v in arguments.items()})
+        offsets, _ = _launch._layout(ck)
+        holders, slot_offsets, slot_buffers, aligned = [], [], [], []
+        for p in fn.params:
+            v = arguments[p.name]
+            if p.name in fn.constexprs or v is None:
+                continue
+            i = len(holders)
+            if i >= len(ck.args):
+                return
+            _, kind, mtype, _ = ck.args[i]
+            if isinstance(v, _Slot):
+                if kind != rt.ARG_POINTER:
+                    return
+                address = 0 if addresses is None else addresses[v.index]
+                slot_offsets.append(offsets[i])
+                slot_buffers.append(v.index)
+                aligned.append(p.name not in fn._nospec and address % 16 == 0)
+                holders.append(ctypes.c_uint64(0))
+                continue
+            entry, what = _launch.classify(fn, p.name, v, fn._pointer_dtypes.get(p.name), True)
+            if what[0] != "scalar" or kind != rt.ARG_SCALAR:
+                return  # a tegula.Buffer or another array given as a value
+            holders.append(_launch.scalar_holder(fn, p.name, v, mtype, entry))
+        if len(holders) != len(ck.args):
+            return
+        packed, size = ck.pack(holders)
+    except Exception:  # noqa: BLE001  (the Python launch then says what is wrong)
+        return
+    if lib.tegula_jax_add_record(
+            record.call_id, device, ck._kernel, (ctypes.c_uint32 * 3)(*grid),
+            (ctypes.c_uint32 * 3)(*ck.block), packed, size, len(slot_offsets),
+            (ctypes.c_uint64 * max(len(slot_offsets), 1))(*slot_offsets),
+            (ctypes.c_int32 * max(len(slot_buffers), 1))(*slot_buffers),
+            (ctypes.c_uint8 * max(len(aligned), 1))(*aligned), len(record.specs),
+            ck.name.encode("utf-8", "replace")) != 0:
+        return
+    record.recorded[device] = ck
+    # ck's own handle is its module's: the hook forgets the kernel's.
+    _on_release(ck, lambda _, kernel=ck._kernel: lib.tegula_jax_remove_kernel(kernel))
+
+
+def _c_stream(dev, device, native):
+    """Gives the handler the Tegula stream wrapping XLA's stream |native|
+    of GPU |device| (tegula.Device |dev|), the one the Python launch used."""
+    try:
+        s = dev._native_stream(native)
+    except Exception:  # noqa: BLE001  (the Python launch keeps taking the calls)
+        return
+    handle = s._handle
+    if handle is not None:
+        _on_release(s, _library.tegula_jax_remove_stream)
+        _library.tegula_jax_add_stream(device, native, handle)
+
+
+def _on_release(owned, forget):
+    """Has |forget|(handle) called before tegula object |owned| is
+    destroyed (_Owned._release), the first time it is asked for |owned|:
+    the records in C that hold its handle go first."""
+    if owned.__dict__.get("_jax_forgets"):
+        return
+    owned._jax_forgets = True
+    owned.__dict__.setdefault("_release_hooks", []).append(forget)
+
+
+def _sync_python_launch(_hooked=None):
+    """Tells the handler whether every launch goes through Python:
+    TEGULA_JAX_PYTHON_LAUNCH set, or a Triton launch hook set (hooks are
+    called by the Python launch)."""
+    from . import _launch
+    if _library is not None:
+        _library.tegula_jax_set_python_launch(int(_python_launch or _launch._HOOKED))
+
+
+def launch_counts():
+    """{"c": launches the handler made in C, "python": launches it left to
+    the Python launch}, since the handler was loaded (for tests and
+    benchmarks)."""
+    if _library is None:
+        return {"c": 0, "python": 0}
+    in_c, in_python = ctypes.c_int64(), ctypes.c_int64()
+    _library.tegula_jax_counts(ctypes.byref(in_c), ctypes.byref(in_python))
+    return {"c": in_c.value, "python": in_python.value}
 
 
 def _cache_folder():
@@ -148,9 +284,32 @@ def _register():
     with _lock:
         if _library is not None:
             return
+        import tegula
+        from . import _launch
         lib = ctypes.CDLL(_build_handler())
         lib.tegula_jax_set_launch.argtypes = [_LAUNCH_FN]
         lib.tegula_jax_set_launch(_launch_fn)
+        P, I32, I64, U32P = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, \
+            ctypes.POINTER(ctypes.c_uint32)
+        lib.tegula_jax_set_runtime.argtypes = [P, P, P]
+        lib.tegula_jax_set_python_launch.argtypes = [ctypes.c_int]
+        lib.tegula_jax_add_record.argtypes = [
+            I64, I32, P, U32P, U32P, P, ctypes.c_size_t, I64,
+            ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(I32),
+            ctypes.POINTER(ctypes.c_uint8), I64, ctypes.c_char_p]
+        lib.tegula_jax_add_record.restype = ctypes.c_int
+        lib.tegula_jax_remove_kernel.argtypes = [P]
+        lib.tegula_jax_add_stream.argtypes = [I32, ctypes.c_uint64, P]
+        lib.tegula_jax_remove_stream.argtypes = [P]
+        lib.tegula_jax_counts.argtypes = [ctypes.POINTER(I64)] * 2
+        # The runtime's functions the launch in C calls, by address (the
+        # handler links nothing of Tegula's).
+        rt = tegula.runtime()._lib
+        address = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+        lib.tegula_jax_set_runtime(address(rt.tegula_kernel_launch),
+                                   address(rt.tegula_error_get_message),
+                                   address(rt.tegula_error_destroy))
+        _launch._HOOK_LISTENERS.append(_sync_python_launch)
         jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.TegulaKernelCallHost),
                                     platform="cpu")
         try:
@@ -159,6 +318,7 @@ def _register():
         except Exception:  # noqa: BLE001  (a jaxlib without CUDA)
             pass
         _library = lib
+        _sync_python_launch()
 
 
 def _is_array(value):
@@ -222,7 +382,12 @@ def kernel_call(kernel, *args, out_shape, grid, input_output_aliases=None, **kwa
     TypeError or ValueError here; a launch that does not bind or compile
     raises here too, while tracing."""
     import tegula
+    global _python_launch
     _register()
+    python_launch = os.environ.get("TEGULA_JAX_PYTHON_LAUNCH", "") not in ("", "0")
+    if python_launch != _python_launch:
+        _python_launch = python_launch
+        _sync_python_launch()
     outs, single = _out_specs(out_shape)
     grid = _grid(kernel, grid, kwargs)
     operands, positional, specs = [], [], []
@@ -254,7 +419,7 @@ def kernel_call(kernel, *args, out_shape, grid, input_output_aliases=None, **kwa
     device = tegula.device("host:0") if platform == "cpu" else None
     stand_ins = iter([tegula.MockTensor(dtype) for _, dtype in specs])
     mock = [next(stand_ins) if v is None else v for v in positional] + list(stand_ins)
-    kernel.warmup(*mock, grid=grid, device=device, **kwargs)
+    ck = kernel.warmup(*mock, grid=grid, device=device, **kwargs)
 
     key = (id(kernel), grid, tuple(repr(v) for v in positional), tuple(specs),
            tuple(sorted((k, repr(v)) for k, v in kwargs.items())))
@@ -262,7 +427,12 @@ def kernel_call(kernel, *args, out_shape, grid, input_output_aliases=None, **kwa
         call_id = _call_ids.get(key)
         if call_id is None:
             call_id = _call_ids[key] = len(_calls) + 1
-            _calls[call_id] = _Call(kernel, grid, positional, specs, kwargs)
+            _calls[call_id] = _Call(call_id, kernel, grid, positional, specs, kwargs)
+        record = _calls[call_id]
+        # The launch record in C on the host, for the kernel just compiled
+        # (a GPU's is made by the first launch there, which knows its device).
+        if platform == "cpu" and not _python_launch and -1 not in record.recorded:
+            _c_record(record, -1, ck)
     call = jax.ffi.ffi_call(_TARGET, outs, input_output_aliases=aliases or None,
                             has_side_effect=False)
     results = call(*operands, call_id=np.int64(call_id))

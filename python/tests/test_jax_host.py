@@ -160,3 +160,166 @@ def test_tegula_buffer_to_jax_by_dlpack(rng):
         out.__dlpack__(copy=True)
     with pytest.raises(BufferError, match=r"not \(2, 0\)"):
         out.__dlpack__(dl_device=(2, 0))
+
+
+# -- The launch in C (docs/jax.md) ---------------------------------------------------
+
+
+@tegula.jit
+def affine(X, Out, n, scale, shift, big, flag, BLOCK: tl.constexpr):
+    """Out = +-(X * scale + shift + (big - 2**32)): an fp32, an i64 above
+    2**32 and an i1 among the scalars."""
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    y = tl.load(X + offs, mask=mask) * scale + shift + (big - 4294967296).to(tl.float32)
+    tl.store(Out + offs, tl.where(flag, y, -y), mask=mask)
+
+
+@tegula.jit(debug=True)
+def scaled_add_debug(X, Y, Out, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(Out + offs, tl.load(X + offs, mask=mask) + alpha * tl.load(Y + offs, mask=mask),
+             mask=mask)
+
+
+@tegula.jit
+def negate(X, Out, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(Out + offs, -tl.load(X + offs, mask=offs < n), mask=offs < n)
+
+
+def launched(before):
+    """How many launches ran in C and in Python since |before|."""
+    now = tj.launch_counts()
+    return now["c"] - before["c"], now["python"] - before["python"]
+
+
+def test_jit_launches_run_in_c(rng):
+    """Calls of a jitted program run in C from the first on: several calls
+    with new inputs, scalars of several types given when traced, two
+    traces of one kernel with different scalars, and an aliased output."""
+    def call_affine(x, scale, shift, big, flag):
+        n = x.size
+        return tj.kernel_call(affine, x, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+                              grid=(tegula.cdiv(n, 128),), n=n, scale=scale, shift=shift,
+                              big=big, flag=flag, BLOCK=128)
+
+    @jax.jit
+    def program(x, y, acc):
+        a = call_affine(x, 1.5, -0.25, 2 ** 32 + 3, True)
+        b = call_affine(y, -2.0, 0.5, 2 ** 32 - 7, False)
+        s = call_scaled_add(a, b, 0.125)
+        acc = tj.kernel_call(accumulate, acc, s, out_shape=jax.ShapeDtypeStruct(
+            acc.shape, acc.dtype), grid=(tegula.cdiv(acc.size, 256),),
+            input_output_aliases={0: 0}, n=acc.size, BLOCK=256)
+        return s, acc
+
+    before = tj.launch_counts()
+    for n in (1000, 1000, 1000, 333):
+        x = rng.standard_normal(n).astype(np.float32)
+        y = rng.standard_normal(n).astype(np.float32)
+        acc = rng.standard_normal(n).astype(np.float32)
+        s, out = program(jnp.asarray(x), jnp.asarray(y), jnp.asarray(acc))
+        x, y = x.astype(np.float64), y.astype(np.float64)
+        a = x * 1.5 - 0.25 + 3
+        b = -(y * -2.0 + 0.5 - 7)
+        np.testing.assert_allclose(np.asarray(s), a + 0.125 * b, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(out), acc + 2 * (a + 0.125 * b), rtol=1e-5,
+                                   atol=1e-5)
+    assert launched(before) == (16, 0)
+
+
+def test_python_launch_takes_what_c_cannot(rng, monkeypatch):
+    """The Python launch takes a debug kernel (its arrays' bounds are
+    hidden arguments), every launch while a Triton launch hook is set, and
+    every launch of a call traced with TEGULA_JAX_PYTHON_LAUNCH=1; the
+    results are the same."""
+    x = rng.standard_normal(700).astype(np.float32)
+    y = rng.standard_normal(700).astype(np.float32)
+    want = x + 0.5 * y.astype(np.float64)
+
+    @jax.jit
+    def debug_program(x, y):
+        return tj.kernel_call(scaled_add_debug, x, y, out_shape=jax.ShapeDtypeStruct(
+            x.shape, x.dtype), grid=(3,), n=700, alpha=0.5, BLOCK=256)
+
+    before = tj.launch_counts()
+    for _ in range(2):
+        np.testing.assert_allclose(np.asarray(debug_program(x, y)), want, rtol=1e-6, atol=1e-6)
+    assert launched(before) == (0, 2)
+
+    program = jax.jit(lambda x, y: call_scaled_add(x, y, 0.5))
+    seen = []
+    monkeypatch.setattr(tegula.CompiledKernel, "launch_enter_hook", seen.append)
+    before = tj.launch_counts()
+    np.testing.assert_allclose(np.asarray(program(x, y)), want, rtol=1e-6, atol=1e-6)
+    assert launched(before) == (0, 1) and [m.name for m in seen] == ["scaled_add"]
+    monkeypatch.setattr(tegula.CompiledKernel, "launch_enter_hook", None)
+    before = tj.launch_counts()
+    np.testing.assert_allclose(np.asarray(program(x, y)), want, rtol=1e-6, atol=1e-6)
+    assert launched(before) == (1, 0) and len(seen) == 1
+
+    monkeypatch.setenv("TEGULA_JAX_PYTHON_LAUNCH", "1")
+    forced = jax.jit(lambda x, y: call_scaled_add(x, y, -1.0))
+    before = tj.launch_counts()
+    np.testing.assert_allclose(np.asarray(forced(x, y)), x - y.astype(np.float64), rtol=1e-6,
+                               atol=1e-6)
+    np.testing.assert_allclose(np.asarray(program(x, y)), want, rtol=1e-6, atol=1e-6)
+    assert launched(before) == (0, 2)
+    monkeypatch.delenv("TEGULA_JAX_PYTHON_LAUNCH")
+    again = jax.jit(lambda x, y: call_scaled_add(x, y, 2.0))  # tracing reads it again
+    before = tj.launch_counts()
+    np.testing.assert_allclose(np.asarray(again(x, y)), x + 2 * y.astype(np.float64),
+                               rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(program(x, y)), want, rtol=1e-6, atol=1e-6)
+    assert launched(before) == (2, 0)
+
+
+def test_launch_error_in_c_is_the_calls_error():
+    """An error tegula_kernel_launch returns to the handler becomes the XLA
+    call's error, with the runtime's message and the kernel's name (a
+    stand-in launch function returns it here)."""
+    import ctypes
+    lib = tj._library
+    x = jnp.ones(64, jnp.float32)
+    program = jax.jit(lambda x: call_scaled_add(x, x, 1.0))
+    program(x).block_until_ready()  # traced, its record made
+    freed = []
+    launch = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                              ctypes.c_void_p, ctypes.c_size_t)(lambda *a: 0x1234)
+    message = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(
+        lambda e: ctypes.cast(text, ctypes.c_void_p).value)
+    destroy = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(freed.append)
+    text = ctypes.create_string_buffer(b"host: the stand-in launch failed")
+    rt = tegula.runtime()._lib
+    address = lambda f: ctypes.cast(f, ctypes.c_void_p).value  # noqa: E731
+    lib.tegula_jax_set_runtime(address(launch), address(message), address(destroy))
+    try:
+        with pytest.raises(Exception, match="TegulaError: scaled_add: launch failed: host: "
+                           "the stand-in launch failed"):
+            program(x).block_until_ready()
+        assert freed == [0x1234]
+    finally:
+        lib.tegula_jax_set_runtime(address(rt.tegula_kernel_launch),
+                                   address(rt.tegula_error_get_message),
+                                   address(rt.tegula_error_destroy))
+    np.testing.assert_array_equal(np.asarray(program(x)), np.full(64, 2, np.float32))
+
+
+def test_unloaded_kernel_leaves_c(rng):
+    """Unloading a kernel a record launches forgets the record: the next
+    call goes to the Python launch (which loads the kernel again) and the
+    one after runs in C again, each with the right result."""
+    program = jax.jit(lambda x: tj.kernel_call(
+        negate, x, out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), grid=(2,), n=x.size,
+        BLOCK=64))
+    x = rng.standard_normal(100).astype(np.float32)
+    before = tj.launch_counts()
+    np.testing.assert_array_equal(np.asarray(program(x)), -x)
+    ck = negate.warmup(tegula.MockTensor(np.float32), tegula.MockTensor(np.float32), 100,
+                       BLOCK=64, grid=(2,), device=tegula.device("host:0"))
+    ck.unload()
+    for _ in range(2):
+        np.testing.assert_array_equal(np.asarray(program(x)), -x)
+    assert launched(before) == (2, 1)

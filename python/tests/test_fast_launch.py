@@ -469,7 +469,7 @@ def test_buffer_on_another_device(testdev, full):
     assert fill_u32[(2,)](b1, 2, 128, BLOCK=64).device.name == "testdev:1"
     assert fill_u32[(2,)](b1, 3, 128, BLOCK=64).device.name == "testdev:1"
     assert len(full) == 2
-    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1 but "
+    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1, but "
                                          "the launch is on testdev:0"):
         fill_u32[(2,)](b1, 3, 128, BLOCK=64, device=testdev)
     assert (b1.to_numpy() == 3).all() and (b0.to_numpy() == 1).all()

@@ -296,7 +296,8 @@ class JITFunction:
         self.disk_cache_hits = 0
         # Images by (runtime, target, ...): a device of a target another
         # device compiled for loads that image (one compile, a module per
-        # device), counted in shared_image_loads, not in compile_count.
+        # device), as does a launch after unload(); counted in
+        # shared_image_loads, not in compile_count.
         self._images = {}
         self.shared_image_loads = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires

@@ -209,8 +209,8 @@ TEST_F(NvidiaOnFakeGpus, ArgumentsAndStreamsOfAnotherGpuAreRefused) {
   tegula_stream_t *wrapped = nullptr;
   std::string message = takeMessage(tegula_stream_create_native(
       first.get(), reinterpret_cast<uintptr_t>(native), &wrapped));
-  EXPECT_NE(message.find("belongs to another CUDA context than nvidia:0's "
-                         "primary context"),
+  EXPECT_NE(message.find("belongs to another CUDA context than CUDA device 0 "
+                         "(Fake GPU 0)'s primary context"),
             std::string::npos)
       << message;
   ASSERT_EQ(tegula_stream_create_native(

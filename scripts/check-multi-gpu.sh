@@ -21,7 +21,8 @@
 # libraries on LD_LIBRARY_PATH and built ./build):
 #   scripts/check-multi-gpu.sh [--build DIR] [--out DIR] [--python PY]
 #       [--torch-python PY] [--world-size N] [--no-torch] [--skip-corpus]
-# --python runs the Tegula steps (default python3); --torch-python the
+# --python runs the Tegula steps (default $TEGULA_PYTHON, else python3: one
+# with NumPy and pytest); --torch-python the
 # PyTorch ones (default /opt/tegula-interop/bin/python when it exists, else
 # --python): it needs torch with CUDA. --no-torch leaves the PyTorch steps
 # out (reported as skipped); otherwise a torch without CUDA fails them.
@@ -33,7 +34,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TEGULA_BUILD_DIR:-$root/build}
 out=${OUT:-$root/bench/results/multi-gpu}
-python=python3
+python=${TEGULA_PYTHON:-python3}
 torch_python=
 world_size=2
 use_torch=1
@@ -98,7 +99,7 @@ echo "Tegula sees $count NVIDIA device(s)"
 if [ "${count:-0}" -lt 2 ]; then
   echo "check-multi-gpu.sh: needs at least 2 NVIDIA devices, Tegula sees ${count:-0}" \
        "($out/count.log; \`build/bin/tegula devices\` says why)" >&2
-  results+=("FAIL  devices (need 2 or more NVIDIA devices, found ${count:-0})")
+  results+=("FAIL  device-count (need 2 or more NVIDIA devices, found ${count:-0})")
   failed=$((failed + 1))
 fi
 
@@ -171,7 +172,8 @@ assert error, "tegula_kernel_check_buffers accepted a buffer of nvidia:1"
 message = lib.tegula_error_get_message(error).decode()
 lib.tegula_error_destroy(error)
 print("mixed devices (C runtime): %s" % message)
-assert message.startswith("kernel axpy is on nvidia:0, but argument 'y_ptr' (1) is a "
+# (Compiled kernels' metadata names the arguments arg0, arg1, ...)
+assert message.startswith("kernel axpy is on nvidia:0, but argument 'arg1' (1) is a "
                           "buffer on nvidia:1"), message
 print("devices and mixed-device errors: ok")
 EOF

@@ -985,7 +985,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
     key = (id(device._runtime), device.name, signature, num_warps, num_stages, options,
            env, debug)
     # Devices of one target run the same image: one compile, a module per device.
-    image_key = (id(device._runtime), device.target, signature, num_warps, num_stages,
+    image_key = (device._runtime._serial, device.target, signature, num_warps, num_stages,
                  options, env, debug)
     with fn._lock:
         ck = fn._cache.get(key)

@@ -130,7 +130,8 @@ struct CudaDriver {
   TEGULA_CUDA_DRIVER_ENTRIES(TEGULA_CUDA_MEMBER, TEGULA_CUDA_MEMBER)
 #undef TEGULA_CUDA_MEMBER
 
-  /// The process's one table: libcuda.so.1 dlopen'ed and its entry points
+  /// The process's one table: libcuda.so.1 (or the file
+  /// $TEGULA_CUDA_DRIVER_LIBRARY names, for tests) dlopen'ed and its entry points
   /// resolved on the first call. Null, with |whyNot| saying why ("no CUDA
   /// driver found (...)", "the CUDA driver (libcuda.so.1) lacks
   /// cuMemAlloc_v2"), when the driver cannot be used. The driver and the

@@ -229,12 +229,16 @@ CUcontext CudaDevice::context(Status &status) {
     if (result != CUDA_SUCCESS) {
       primary = nullptr;
       contextFailure =
-          failure("retaining the primary CUDA context of " + name, result);
+          failure("retaining the primary CUDA context of " + label(), result);
     }
   });
   if (!primary)
     status = contextFailure;
   return primary;
+}
+
+std::string CudaDevice::label() const {
+  return "CUDA device " + std::to_string(ordinal) + " (" + name + ")";
 }
 
 Status CudaDevice::failure(const std::string &what, CUresult result) const {
@@ -346,12 +350,12 @@ Status CudaDevice::wrapNativeStream(uint64_t native,
     if (result != CUDA_SUCCESS)
       return Status(TG_ERROR_INVALID_ARGUMENT,
                     "the native stream " + std::to_string(native) +
-                        " is not a CUDA stream of " + name + ": " +
+                        " is not a CUDA stream of " + label() + ": " +
                         cu.describe(result));
     if (its != ours)
       return Status(TG_ERROR_INVALID_ARGUMENT,
                     "the native stream " + std::to_string(native) +
-                        " belongs to another CUDA context than " + name +
+                        " belongs to another CUDA context than " + label() +
                         "'s primary context");
   }
   stream = std::make_unique<CudaStream>(*this, handle, /*owned=*/false);

@@ -106,8 +106,14 @@ public:
                           plugin::StreamBase *stream,
                           llvm::function_ref<CUresult(CUstream)> enqueue);
 
+  /// "CUDA device <ordinal> (<name>)": GPUs of one model share a name.
+  std::string label() const;
+
   const CudaDriver &cu;
   const CUdevice handle;
+  /// The driver's ordinal of the device (cuDeviceGet's): the n of
+  /// nvidia:<n>, as every device the driver lists is one.
+  int ordinal = 0;
   /// The device's own launch limits (maxGrid, maxSharedBytes), from
   /// cuDeviceGetAttribute at discovery.
   plugin::LaunchLimits limits;

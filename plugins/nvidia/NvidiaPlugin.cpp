@@ -131,6 +131,7 @@ private:
       auto dev = std::make_unique<CudaDevice>(
           *this, cu, device, name, "sm_" + std::to_string(major * 10 + minor));
 
+      dev->ordinal = ordinal;
       dev->setCompatibleArchs(compatibleArchs(dev->arch));
       tg_device_properties &p = dev->props;
       p.compute_units =

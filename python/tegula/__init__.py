@@ -6,6 +6,7 @@ README.md and docs/python.md.
 
 import atexit
 import ctypes
+import itertools
 import os
 import threading
 import weakref
@@ -117,7 +118,12 @@ class Runtime:
     $TEGULA_PLUGIN_PATH and $TEGULA_VISIBLE_BACKENDS).
     """
 
+    #: Numbers runtimes uniquely in the process (an id() may be reused once
+    #: a closed runtime is freed): the key of images kept per target.
+    _serials = itertools.count()
+
     def __init__(self, plugin_path=None, visible_backends=None, default_plugin_dir=None):
+        self._serial = next(Runtime._serials)
         self._lib = _rt.load_library()
         self._handle = None
         self._live = weakref.WeakSet()

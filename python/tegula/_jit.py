@@ -309,6 +309,12 @@ class JITFunction:
         self.compile_count = 0
         # How many of those kernels came from the on-disk cache (_diskcache).
         self.disk_cache_hits = 0
+        # Images by (runtime, target, ...): a device of a target another
+        # device compiled for loads that image (one compile, a module per
+        # device), as does a launch after unload(); counted in
+        # shared_image_loads, not in compile_count.
+        self._images = {}
+        self.shared_image_loads = 0
         self._pointer_dtypes = None  # parameter -> dtype its annotation requires
         self._scalar_kinds = {}  # parameter -> "int", "float", "bool" (its annotation)
         self._fast = None  # _launcher.LaunchState: the generated launcher

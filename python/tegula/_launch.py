@@ -364,40 +364,51 @@ def resolve_device(fn, device, stream, arguments, arrays=None):
         stream = None
     buffers = [(n, _descriptor_base(v)) for n, v in arguments.items()
                if isinstance(_descriptor_base(v), Buffer)]
+    # Why the launch is on |device|, for the errors below: "" (device=, the
+    # default device), or where an argument put it.
+    why = ""
     if device is None:
         if stream is not None:
             device = stream.device
+            why = "the stream's device"
         elif buffers:
             device = buffers[0][1].device
+            why = "the device of argument '%s', a buffer" % buffers[0][0]
         elif any(a.device_name for a in arrays.values()):
-            device = runtime().find_device(next(
-                a.device_name for a in arrays.values() if a.device_name))
+            n, a = next((n, a) for n, a in arrays.items() if a.device_name)
+            device = runtime().find_device(a.device_name)
+            why = "the device of argument '%s', %s" % (n, a.what)
         elif native is not None and native.device_name is not None:
             device = runtime().find_device(native.device_name)
+            why = "the device of the stream (%s)" % native.what
         elif arrays:  # no array says which device: the plugin's first
             device = runtime().find_device("%s:0" % next(iter(arrays.values())).backend)
         else:
             device = default_device()
+    launch = device.name + (" (%s)" % why if why else "")
     if stream is not None and stream.device != device:
         raise _fail(ValueError, fn, "the stream is on %s but the launch is on %s"
-                    % (stream.device.name, device.name))
+                    % (stream.device.name, launch))
     if native is not None and native.device_name is not None and \
             native.device_name != device.name:
         raise _fail(ValueError, fn, "the stream (%s) is on %s but the launch is on %s"
-                    % (native.what, native.device_name, device.name))
-    for n, b in buffers:
-        if b.device != device:
-            raise _fail(ValueError, fn, "argument '%s' is a buffer on %s but the launch is "
-                        "on %s" % (n, b.device.name, device.name))
+                    % (native.what, native.device_name, launch))
+    # Every argument on another device, named with its device: a kernel
+    # reads each pointer on the device it runs on.
+    elsewhere = ["argument '%s' is a buffer on %s" % (n, b.device.name)
+                 for n, b in buffers if b.device != device]
     for n, a in arrays.items():
         if device.backend != a.backend:
             raise _fail(ValueError, fn, "argument '%s' is %s, device memory that only a "
                         "device of the %s plugin can use, but the launch is on %s; launch "
                         "on %s:%d (device=) or pass a host array" % (
-                            n, a.what, a.backend, device.name, a.backend, a.index or 0))
+                            n, a.what, a.backend, launch, a.backend, a.index or 0))
         if a.device_name is not None and a.device_name != device.name:
-            raise _fail(ValueError, fn, "argument '%s' is %s, which is %s, but the launch "
-                        "is on %s" % (n, a.what, a.device_name, device.name))
+            elsewhere.append("argument '%s' is %s, which is %s" % (n, a.what, a.device_name))
+    if elsewhere:
+        raise _fail(ValueError, fn, "%s, but the launch is on %s: all the device "
+                    "arrays of a launch must be on its device" % (
+                        "; ".join(elsewhere), launch))
     return device
 
 
@@ -975,12 +986,37 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
     any compiles again. A debug kernel (``ck.debug``) takes two more i64
     arguments per pointer argument (bounds_arguments)."""
     debug = debug_enabled(fn)
+    env = _rt.option_environment()
     key = (id(device._runtime), device.name, signature, num_warps, num_stages, options,
-           _rt.option_environment(), debug)
+           env, debug)
+    # Devices of one target run the same image: one compile, a module per device.
+    image_key = (device._runtime._serial, device.target, signature, num_warps, num_stages,
+                 options, env, debug)
     with fn._lock:
         ck = fn._cache.get(key)
         if ck is not None and ck.alive:
             return ck
+        shared = fn._images.get(image_key)
+        if shared is not None:
+            blob, writes = shared
+            ck = _diskcache.load_one_image(device, blob)
+            ck.writes = writes
+            ck.debug = debug
+            ck.signature = signature
+            ck.requested = (num_warps, num_stages)
+            ck._fn = fn
+            fn.shared_image_loads += 1
+            fn._cache[key] = ck
+            return ck
+
+        def share(metadata, data, size):
+            """Keeps the image (and which arguments it writes, known by
+            now) for the other devices of its target."""
+            if len(fn._images) >= 256:
+                fn._images.clear()
+            fn._images[image_key] = (_diskcache.one_image_container(
+                device._runtime._lib, metadata, data, size), writes)
+
         source = _read_source(fn)
         roots = _compiler.default_search_paths()
         disk_key = keep = None
@@ -1001,6 +1037,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                 except _rt.TegulaError:
                     ck = None  # an entry this runtime cannot load: compile
                 if ck is not None:
+                    fn._images[image_key] = (blob, writes)
                     ck.writes = writes
                     ck.debug = debug
                     ck.signature = signature
@@ -1012,6 +1049,7 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                     return ck
 
             def keep(metadata, data, size):
+                share(metadata, data, size)
                 if deps is None:  # a module it read is gone: keep nothing
                     return
                 try:
@@ -1020,6 +1058,8 @@ def get_kernel(fn, device, signature, num_warps, num_stages, options=()):
                                                        data, size), writes, deps))
                 except _rt.TegulaError:  # pragma: no cover - never fails a launch
                     pass
+        else:
+            keep = share
         try:
             imported = []
             bytecode, writes = _compiler.compile_kernel_info(

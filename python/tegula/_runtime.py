@@ -466,6 +466,9 @@ def _declare(lib):
     _fn(lib, "tegula_module_get_kernel", E, P, c_char_p, PP)
     _fn(lib, "tegula_kernel_launch", E, P, P, ctypes.POINTER(tegula_launch_config),
         c_void_p, c_size_t)
+    if hasattr(lib, "tegula_kernel_check_buffers"):  # libtegula_runtime.so.1.1
+        _fn(lib, "tegula_kernel_get_device", P, P)
+        _fn(lib, "tegula_kernel_check_buffers", E, P, MD, PP, c_size_t)
     _fn(lib, "tegula_scalar_type_size", c_size_t, c_uint32)
     _fn(lib, "tegula_args_layout", E, MD, ctypes.POINTER(c_size_t), ctypes.POINTER(c_size_t))
     _fn(lib, "tegula_args_pack", E, MD, ctypes.POINTER(c_void_p), c_void_p, c_size_t,

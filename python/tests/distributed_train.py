@@ -9,7 +9,15 @@ of the batch; DistributedDataParallel averages the gradients across them.
 writes each rank's loss and gradients to OUT_DIR/rank<R>.pt and compares
 them with one process's float64 eager PyTorch step on the whole batch
 (test_distributed_host.py does so with gloo). With nccl each process takes
-CUDA device <rank> (the GPU machine: not run yet)."""
+CUDA device <local rank> (the GPU machine: not run yet), and WORLD_SIZE
+defaults to the number of CUDA devices (torch.cuda.device_count()); the
+batch is 4 rows a process, so any world size divides it.
+
+Under torchrun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT
+set) the process is one rank and writes its own file only:
+``torchrun --nproc-per-node=N distributed_train.py OUT_DIR N nccl SEED``,
+then ``distributed_train.py --check OUT_DIR N nccl SEED`` compares. With
+NCCL on a machine without NVLink multicast, set NCCL_NVLS_ENABLE=0."""
 import os
 import socket
 import sys
@@ -63,7 +71,8 @@ def tegula_ops():
 
 
 def make(seed, ops, width=32, hidden=64, batch=8, tokens=12):
-    """The model, the batch and the targets, the same in every process."""
+    """The model, the batch and the targets, the same in every process (the
+    batch: 4 rows a process, batch_rows())."""
     torch.manual_seed(seed)
     model = Block(width, hidden, ops)
     x = torch.randn(batch, tokens, width)
@@ -77,16 +86,22 @@ def step(model, x, target):
     return loss
 
 
-def worker(rank, world_size, port, seed, out_dir, backend):
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
+def batch_rows(world_size):
+    """The batch of a step of |world_size| processes: 4 rows each, at least 8."""
+    return max(8, 4 * world_size)
+
+
+def worker(rank, world_size, port, seed, out_dir, backend, local_rank=None):
+    if port is not None:  # else torchrun set MASTER_ADDR and MASTER_PORT
+        os.environ["MASTER_ADDR"] = "127.0.0.1"
+        os.environ["MASTER_PORT"] = str(port)
     device = torch.device("cpu")
     if backend == "nccl":  # one CUDA device a process; Tegula launches on its stream
-        device = torch.device("cuda", rank)
+        device = torch.device("cuda", rank if local_rank is None else local_rank)
         torch.cuda.set_device(device)
     dist.init_process_group(backend, rank=rank, world_size=world_size)
     try:
-        model, x, target = make(seed, tegula_ops())
+        model, x, target = make(seed, tegula_ops(), batch=batch_rows(world_size))
         model.to(device)
         ddp = torch.nn.parallel.DistributedDataParallel(
             model, device_ids=[rank] if device.type == "cuda" else None)
@@ -106,7 +121,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def default_world_size(backend):
+    """nccl: every CUDA device of the machine, one process each; gloo: 2."""
+    return torch.cuda.device_count() if backend == "nccl" else 2
+
+
 def run(out_dir, world_size=2, seed=0, backend="gloo"):
+    if backend == "nccl" and world_size > torch.cuda.device_count():
+        raise SystemExit("nccl with %d processes needs %d CUDA devices, this machine "
+                         "has %d" % (world_size, world_size, torch.cuda.device_count()))
     mp.spawn(worker, args=(world_size, free_port(), seed, out_dir, backend),
              nprocs=world_size, join=True)
 
@@ -118,7 +141,7 @@ def check(out_dir, world_size, seed, backend="gloo"):
     # host; on GPUs tl.dot multiplies fp32 as tf32 by default (as Triton's
     # does), ~1e-4 of the norm.
     bound = 2e-5 if backend == "gloo" else 1e-3
-    model, x, target = make(seed, TORCH_OPS)
+    model, x, target = make(seed, TORCH_OPS, batch=batch_rows(world_size))
     model = model.double()
     loss = step(model, x.double(), target.double())
     expected = {n: p.grad for n, p in model.named_parameters()}
@@ -136,12 +159,22 @@ def check(out_dir, world_size, seed, backend="gloo"):
 
 
 if __name__ == "__main__":
-    out = sys.argv[1]
-    n = int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    backend = sys.argv[3] if len(sys.argv) > 3 else "gloo"
-    seed = int.from_bytes(os.urandom(4), "little")
-    run(out, n, seed, backend)
+    argv = sys.argv[1:]
+    check_only = argv[:1] == ["--check"]
+    if check_only:
+        argv = argv[1:]
+    out = argv[0]
+    backend = argv[2] if len(argv) > 2 else "gloo"
+    n = int(argv[1]) if len(argv) > 1 and argv[1] != "auto" else default_world_size(backend)
+    seed = int(argv[3]) if len(argv) > 3 else int.from_bytes(os.urandom(4), "little")
+    if "LOCAL_RANK" in os.environ and not check_only:  # a rank of torchrun's
+        if len(argv) < 4:
+            raise SystemExit("under torchrun, give the seed: every rank needs the same")
+        worker(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), None, seed, out,
+               backend, int(os.environ["LOCAL_RANK"]))
+        sys.exit(0)
+    if not check_only:
+        run(out, n, seed, backend)
     check(out, n, seed, backend)
-    print("gradients of %d %s processes match the float64 reference" % (n, backend))
     print("%d processes, %s: every rank's gradients match one process's eager PyTorch step"
           % (n, backend))

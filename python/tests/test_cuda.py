@@ -143,3 +143,49 @@ def test_f32_dot_precision(nv, precision):
         assert 1e-7 * bound < err <= 2 * 2.0 ** -10 * bound, err
     else:
         assert err <= 64 * 2.0 ** -24 * bound, err
+
+
+# -- Several GPUs (skip with fewer than two) ----------------------------------------
+
+
+@pytest.fixture
+def two_gpus(nv):
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two CUDA devices, torch sees %d" % torch.cuda.device_count())
+    return nv._runtime
+
+
+def test_tensors_on_cuda_1_launch_on_nvidia_1(two_gpus):
+    n = 4099
+    grid = ((n + 1023) // 1024,)
+    for other in (None, 0):
+        x = torch.randn(n, device="cuda:1")
+        out = torch.full_like(x, float("nan"))
+        if other is None:
+            ck = add_kernel[grid](x, x, out, n, BLOCK_SIZE=1024)
+        else:
+            s = torch.cuda.Stream(device=1)
+            with torch.cuda.device(other), torch.cuda.stream(s):  # current device: cuda:0
+                ck = add_kernel[grid](x, x, out, n, BLOCK_SIZE=1024)
+            s.synchronize()
+        assert ck.device.name == "nvidia:1"
+        torch.cuda.synchronize(1)
+        torch.testing.assert_close(out, x + x)
+    # One compile for both GPUs when they share an architecture.
+    x0 = torch.randn(n, device="cuda:0")
+    out0 = torch.empty_like(x0)
+    before = add_kernel.compile_count
+    add_kernel[grid](x0, x0, out0, n, BLOCK_SIZE=1024)
+    torch.cuda.synchronize(0)
+    torch.testing.assert_close(out0, x0 + x0)
+    same_arch = torch.cuda.get_device_capability(0) == torch.cuda.get_device_capability(1)
+    assert add_kernel.compile_count - before in ((0,) if same_arch else (0, 1))
+
+
+def test_tensors_on_two_gpus_are_refused(two_gpus):
+    x0 = torch.randn(64, device="cuda:0")
+    x1 = torch.randn(64, device="cuda:1")
+    with pytest.raises(ValueError, match=r"argument 'y_ptr' is a torch CUDA tensor "
+                       r"\(cuda:1\), which is nvidia:1, but the launch is on nvidia:0 "
+                       r"\(the device of argument 'x_ptr'"):
+        add_kernel[(1,)](x0, x1, torch.empty_like(x0), 64, BLOCK_SIZE=64)

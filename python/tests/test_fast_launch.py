@@ -344,9 +344,12 @@ def test_unloaded_kernel_is_compiled_again(host, rng, full):
     out = aligned(64, fill=np.nan)
     ck = fast_add[(1,)](x, x, out, 64, BLOCK=64, device=host)
     ck.unload()
-    count = fast_add.compile_count
+    count = fast_add.compile_count + fast_add.shared_image_loads
     ck2 = fast_add[(1,)](x, x, out, 64, BLOCK=64, device=host)
-    assert ck2 is not ck and ck2.alive and fast_add.compile_count == count + 1
+    # Loaded again, from the image the first compile made (kept for the
+    # other devices of the target: shared_image_loads).
+    assert ck2 is not ck and ck2.alive
+    assert fast_add.compile_count + fast_add.shared_image_loads == count + 1
     np.testing.assert_array_equal(out, x + x)
     assert len(full) == 2
 
@@ -469,7 +472,7 @@ def test_buffer_on_another_device(testdev, full):
     assert fill_u32[(2,)](b1, 2, 128, BLOCK=64).device.name == "testdev:1"
     assert fill_u32[(2,)](b1, 3, 128, BLOCK=64).device.name == "testdev:1"
     assert len(full) == 2
-    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1 but "
+    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1, but "
                                          "the launch is on testdev:0"):
         fill_u32[(2,)](b1, 3, 128, BLOCK=64, device=testdev)
     assert (b1.to_numpy() == 3).all() and (b0.to_numpy() == 1).all()

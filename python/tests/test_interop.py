@@ -195,7 +195,7 @@ def test_cuda_array_with_host_arrays_and_buffers(cuda_is_testdev):
                                  BLOCK=BLOCK)
     np.testing.assert_array_equal(out, 3 * np.arange(n, dtype=np.float32))
     other = tegula.empty(n, np.float32, device="testdev:1")
-    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1 but "
+    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1, but "
                                          "the launch is on testdev:0"):
         scale_f32[(1,)](other, FakeCuda(src.device_address, "<f4", (n,)), 3.0, n,
                         BLOCK=BLOCK, device="testdev:0")

@@ -220,7 +220,7 @@ def test_launch_options_are_checked():
         fill_u32[(1,)](out, 1, 8, BLOCK=BLOCK, device="testdev:0", stream=s)
     s.destroy()
     b = tegula.empty(8, np.uint32, device="testdev:1")
-    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1 but "
+    with pytest.raises(ValueError, match="argument 'out_ptr' is a buffer on testdev:1, but "
                                          "the launch is on testdev:0"):
         fill_u32[(1,)](b, 1, 8, BLOCK=BLOCK, device="testdev:0")
 

@@ -231,6 +231,44 @@ tegula_error_t *tegula_module_get_kernel(tegula_module_t *module,
   });
 }
 
+tegula_device_t *tegula_kernel_get_device(const tegula_kernel_t *kernel) {
+  return kernel ? kernel->module->device : nullptr;
+}
+
+tegula_error_t *tegula_kernel_check_buffers(const tegula_kernel_t *kernel,
+                                            const tg_kernel_metadata *metadata,
+                                            const tegula_buffer_t *const *buffers,
+                                            size_t num_buffers) {
+  TEGULA_REJECT_IF(!kernel, "kernel is NULL");
+  TEGULA_REJECT_IF(!buffers && num_buffers, "buffers is NULL");
+  return guard([&]() -> tegula_error_t * {
+    const tegula_device *device = kernel->module->device;
+    std::string others;
+    size_t count = 0;
+    for (size_t i = 0; i < num_buffers; ++i) {
+      const tegula_buffer *buffer = buffers[i];
+      if (!buffer || buffer->device == device)
+        continue;
+      std::string name;
+      if (metadata && i < metadata->num_args && metadata->args &&
+          metadata->args[i].name)
+        name = std::string("'") + metadata->args[i].name + "' ";
+      others += std::string(count++ ? ", " : "") + "argument " + name + "(" +
+                std::to_string(i) + ") is a buffer on " + buffer->device->name;
+    }
+    if (!count)
+      return nullptr;
+    std::string kernelName =
+        metadata && metadata->name ? std::string(" ") + metadata->name : "";
+    return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                      "kernel%s is on %s, but %s: a kernel reads every "
+                      "pointer on its own device; copy the data there or "
+                      "load the kernel on that device",
+                      kernelName.c_str(), device->name.c_str(),
+                      others.c_str());
+  });
+}
+
 tegula_error_t *tegula_kernel_launch(tegula_kernel_t *kernel,
                                      tegula_stream_t *stream,
                                      const tegula_launch_config *config,

@@ -289,6 +289,24 @@ typedef struct tegula_launch_config {
   uint32_t dynamic_shared_memory;
 } tegula_launch_config;
 
+/** The device |kernel| was loaded on (its module's). */
+TEGULA_API tegula_device_t *
+tegula_kernel_get_device(const tegula_kernel_t *kernel);
+
+/** Checks that the buffers a launch of |kernel| passes are on its device,
+ *  before packing them (a packed pointer no longer says where it lives; a
+ *  kernel reads every pointer on its own device): |buffers|[i] is argument
+ *  i's buffer, NULL for a scalar or a pointer into memory the caller keeps
+ *  track of. |metadata| (may be NULL) names the arguments. An argument on
+ *  another device is TG_ERROR_INVALID_ARGUMENT naming each such argument
+ *  and its device: "kernel scale_f32 is on testdev:0, but argument 'in' (1)
+ *  is a buffer on testdev:1". libtegula_runtime.so.1.1. */
+TEGULA_API tegula_error_t *
+tegula_kernel_check_buffers(const tegula_kernel_t *kernel,
+                            const tg_kernel_metadata *metadata,
+                            const tegula_buffer_t *const *buffers,
+                            size_t num_buffers);
+
 /** Launches |kernel| with arguments packed as tegula_args_pack does. A NULL
  *  |stream| means: complete before returning. */
 TEGULA_API tegula_error_t *

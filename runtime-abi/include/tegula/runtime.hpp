@@ -194,9 +194,12 @@ public:
   ArgPack() = default;
   explicit ArgPack(const tg_kernel_metadata *metadata) : metadata(metadata) {}
 
-  /// A pointer argument: the buffer's device address.
+  /// A pointer argument: the buffer's device address. Kernel::launch
+  /// checks that the buffer is on the kernel's device.
   ArgPack &add(const Buffer &buffer) {
     expect(TG_ARG_POINTER, 8, false);
+    buffersOut.resize(count + 1, nullptr);
+    buffersOut[count] = buffer.get();
     return append(buffer.address());
   }
   /// A scalar argument of C++ type T: float or double for F32/F64, an
@@ -218,6 +221,14 @@ public:
                       " arguments, got " + std::to_string(next));
     return bytesOut;
   }
+
+  /// The buffer of each argument so far (null for scalars), for
+  /// tegula_kernel_check_buffers; may be shorter than the arguments.
+  const std::vector<const tegula_buffer_t *> &buffers() const {
+    return buffersOut;
+  }
+  /// The kernel metadata given, or null.
+  const tg_kernel_metadata *kernelMetadata() const { return metadata; }
 
 private:
   void expect(uint32_t kind, size_t size, bool isFloat) {
@@ -242,12 +253,16 @@ private:
     size_t offset = (bytesOut.size() + sizeof(T) - 1) / sizeof(T) * sizeof(T);
     bytesOut.resize(offset + sizeof(T), 0);
     std::memcpy(bytesOut.data() + offset, &value, sizeof(T));
+    ++count;
     return *this;
   }
 
   const tg_kernel_metadata *metadata = nullptr;
   size_t next = 0;
+  /// Arguments added.
+  size_t count = 0;
   std::vector<uint8_t> bytesOut;
+  std::vector<const tegula_buffer_t *> buffersOut;
 };
 
 /// Launch dimensions.
@@ -273,13 +288,21 @@ public:
     detail::check(tegula_kernel_launch(handle, stream ? stream->get() : nullptr,
                                        &config, packedArgs, size));
   }
+  /// Launches with |args|, whose buffers must be on the kernel's device
+  /// (an Error naming each one that is not).
   void launch(Dim3 grid, Dim3 block, ArgPack &args, Stream *stream = nullptr,
               uint32_t dynamicSharedMemory = 0) {
     const std::vector<uint8_t> &bytes = args.bytes();
+    const std::vector<const tegula_buffer_t *> &buffers = args.buffers();
+    if (!buffers.empty())
+      detail::check(tegula_kernel_check_buffers(
+          handle, args.kernelMetadata(), buffers.data(), buffers.size()));
     launch(grid, block, bytes.data(), bytes.size(), stream,
            dynamicSharedMemory);
   }
   tegula_kernel_t *get() const { return handle; }
+  /// The device the kernel is loaded on (Device(kernel.device()) names it).
+  tegula_device_t *device() const { return tegula_kernel_get_device(handle); }
 
 private:
   std::shared_ptr<tegula_module_t> module;

@@ -5,6 +5,14 @@
 // Test-only; never installed.
 //
 //  - testdev:0 (arch "testarch") and testdev:1 (arch "testarch2").
+//    TEGULA_TESTDEV_COUNT=N (0 to 16, read when the plugin initializes)
+//    makes N devices instead: the even ones are testarch devices like
+//    testdev:0, the odd ones testarch2 devices like testdev:1, so that the
+//    multi-device paths (one compile per arch, one module per device) can
+//    be tested. 0 reports no device.
+//  - TEGULA_TESTDEV_LOG=FILE appends one line per compile
+//    ("compile testdev:<arch> <kernel>") and per module load
+//    ("load testdev:<n> <kernel>") to FILE, for tests that count them.
 //  - Memory: new[]; the device address is the host address. Allocations
 //    above the device's 1 GiB fail with TG_ERROR_OUT_OF_MEMORY.
 //  - Streams run everything at once, in the caller's thread; events record
@@ -26,6 +34,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -37,14 +47,19 @@ using namespace tegula::plugin;
 
 struct tg_device {
   struct tg_plugin *plugin = nullptr;
+  int index = 0;
   std::string name;
   std::string arch;
   tg_device_properties properties{};
 };
 
 struct tg_plugin {
-  tg_device devices[2];
-  tg_device_t *handles[2] = {&devices[0], &devices[1]};
+  /// TEGULA_TESTDEV_COUNT's devices (2 by default); addresses stay put.
+  std::vector<std::unique_ptr<tg_device>> devices;
+  std::vector<tg_device_t *> handles;
+  /// TEGULA_TESTDEV_LOG, or empty.
+  std::string logPath;
+  std::mutex logMutex;
   /// Live allocations: address -> size. Launches check pointers against it.
   std::mutex mutex;
   std::map<uintptr_t, uint64_t> allocations;
@@ -135,23 +150,28 @@ const char *const kTargets[] = {"testarch", "testarch2"};
 const char *const kTestarch2Runs[] = {"testarch"};
 
 void setUpDevice(tg_plugin &plugin, int index) {
-  tg_device &d = plugin.devices[index];
+  plugin.devices.push_back(std::make_unique<tg_device>());
+  tg_device &d = *plugin.devices.back();
+  plugin.handles.push_back(&d);
   d.plugin = &plugin;
+  d.index = index;
   d.name = "Tegula test device " + std::to_string(index);
-  d.arch = index == 0 ? "testarch" : "testarch2";
+  // Even devices are testarch devices like testdev:0, odd ones testarch2.
+  bool first = index % 2 == 0;
+  d.arch = first ? "testarch" : "testarch2";
   tg_device_properties &p = d.properties;
   p.struct_size = sizeof(p);
   p.name = d.name.c_str();
   p.arch = d.arch.c_str();
-  p.compute_units = index == 0 ? 4 : 8;
-  p.warp_size = index == 0 ? 32 : 64;
+  p.compute_units = first ? 4 : 8;
+  p.warp_size = first ? 32 : 64;
   p.max_threads_per_block = 1024;
   p.matrix_units = TG_MATRIX_UNIT_NONE;
-  p.shared_memory_per_block = index == 0 ? 48 * 1024 : 64 * 1024;
+  p.shared_memory_per_block = first ? 48 * 1024 : 64 * 1024;
   p.global_memory = kGiB;
   p.clock_khz = 1000000;
   p.memory_clock_khz = 500000;
-  if (index == 1) {
+  if (!first) {
     p.compatible_archs = kTestarch2Runs;
     p.num_compatible_archs = 1;
   }
@@ -170,12 +190,36 @@ bool isLive(tg_plugin &plugin, uint64_t address, uint64_t bytes) {
 
 //===-- Plugin --------------------------------------------------------------===//
 
+/// Appends |line| to TEGULA_TESTDEV_LOG's file, when set.
+void logLine(tg_plugin &plugin, const std::string &line) {
+  if (plugin.logPath.empty())
+    return;
+  std::lock_guard<std::mutex> lock(plugin.logMutex);
+  if (FILE *file = std::fopen(plugin.logPath.c_str(), "a")) {
+    std::fprintf(file, "%s\n", line.c_str());
+    std::fclose(file);
+  }
+}
+
 tg_error_t *initialize(tg_plugin_initialize_args *args) {
   TG_CHECK_ARGS(args, tg_plugin_initialize_args, plugin);
+  int count = 2;
+  if (const char *text = std::getenv("TEGULA_TESTDEV_COUNT"); text && *text) {
+    char *end = nullptr;
+    long value = std::strtol(text, &end, 10);
+    if (*end || value < 0 || value > 16)
+      return makeErrorf(TG_ERROR_INVALID_ARGUMENT,
+                        "TEGULA_TESTDEV_COUNT=%s is not a number of devices "
+                        "from 0 to 16",
+                        text);
+    count = static_cast<int>(value);
+  }
   return guard([&]() -> tg_error_t * {
     auto plugin = std::make_unique<tg_plugin>();
-    setUpDevice(*plugin, 0);
-    setUpDevice(*plugin, 1);
+    if (const char *log = std::getenv("TEGULA_TESTDEV_LOG"))
+      plugin->logPath = log;
+    for (int index = 0; index < count; ++index)
+      setUpDevice(*plugin, index);
     args->plugin = plugin.release();
     return nullptr;
   });
@@ -199,9 +243,10 @@ tg_error_t *getInfo(tg_plugin_get_info_args *args) {
 
 tg_error_t *getDevices(tg_plugin_get_devices_args *args) {
   TG_CHECK_ARGS(args, tg_plugin_get_devices_args, status);
-  args->devices = args->plugin->handles;
-  args->num_devices = 2;
-  args->status = nullptr;
+  args->devices = args->plugin->handles.data();
+  args->num_devices = args->plugin->handles.size();
+  args->status =
+      args->num_devices ? nullptr : "no device (TEGULA_TESTDEV_COUNT=0)";
   return nullptr;
 }
 
@@ -242,6 +287,7 @@ tg_error_t *compile(tg_plugin_compile_args *args) {
     m.num_args = static_cast<uint32_t>(info->args.size());
     m.args = info->args.data();
     m.specialization = "";
+    logLine(*args->plugin, "compile " + image->target + " " + info->name);
     args->image_data = image->data.data();
     args->image_size = image->data.size();
     args->metadata = &image->metadata;
@@ -439,6 +485,9 @@ tg_error_t *moduleLoad(tg_module_load_args *args) {
                           line.c_str() + 7);
       module->kernels.push_back(
           std::make_unique<tg_kernel>(tg_kernel{info, args->device}));
+      logLine(*args->device->plugin, "load testdev:" +
+                                         std::to_string(args->device->index) +
+                                         " " + info->name);
     }
     args->module = module.release();
     return nullptr;

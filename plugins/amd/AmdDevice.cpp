@@ -1,12 +1,14 @@
 //===- AmdDevice.cpp - Memory, streams, modules and launch on HIP ---------===//
 
 #include "AmdDevice.h"
+#include "AmdCodeObject.h"
 #include "AmdCompiler.h"
 
 #include "tegula/BackendKit/DeviceSupport.h"
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 using namespace tegula::amd;
@@ -169,10 +171,40 @@ public:
             hipFunction_t function, const AmdImage &image,
             const LaunchLimits &limits)
       : GpuKernel(module, image, limits, image.waveSize), device(device),
-        handle(handle), function(function) {}
+        handle(handle), function(function) {
+    llvm::Expected<KernelResources> read =
+        readKernelResources(image.hsaco, image.kernelName);
+    if (read)
+      resources = *read;
+    else
+      resourcesError = llvm::toString(read.takeError());
+  }
   ~HipKernel() override {
     device.run("module unload",
                [this] { return device.hip.hipModuleUnload(handle); });
+  }
+
+  /// From the code object's metadata, read when the module was loaded: the
+  /// numbers hipFuncGetAttribute answers from (n_regs = .vgpr_count,
+  /// n_spills = .private_segment_fixed_size / 4, as Triton's HIP driver).
+  Status attributes(tg_kernel_attributes &attrs) override {
+    if (!resources)
+      return Status(TG_ERROR_INVALID_FORMAT,
+                    "kernel " + name + ": " + resourcesError);
+    auto set = [](uint32_t &field, const std::optional<uint32_t> &value) {
+      if (value)
+        field = *value;
+    };
+    set(attrs.registers, resources->vgprCount);
+    set(attrs.local_memory, resources->privateSegmentSize);
+    if (resources->privateSegmentSize)
+      attrs.spills = *resources->privateSegmentSize / 4;
+    set(attrs.shared_memory, resources->groupSegmentSize);
+    set(attrs.max_threads_per_block, resources->maxFlatWorkgroupSize);
+    set(attrs.vector_register_spills, resources->vgprSpillCount);
+    set(attrs.scalar_registers, resources->sgprCount);
+    set(attrs.scalar_register_spills, resources->sgprSpillCount);
+    return Status::success();
   }
 
 protected:
@@ -201,6 +233,8 @@ private:
   HipDevice &device;
   const hipModule_t handle;
   const hipFunction_t function;
+  std::optional<KernelResources> resources;
+  std::string resourcesError;
 };
 
 } // namespace

@@ -277,6 +277,27 @@ public:
     (void)device.ze.zeModuleDestroy(handle);
   }
 
+  /// zeKernelGetProperties: private memory per work-item, spill memory
+  /// (spills = spillMemSize / 4, the NVIDIA count's analogue), static shared
+  /// local memory, and max sub-groups x their size. Level Zero reports no
+  /// register count.
+  Status attributes(tg_kernel_attributes &attrs) override {
+    ze_kernel_properties_t properties{};
+    properties.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES;
+    if (Status status =
+            device.check("kernel " + name + ": reading its properties",
+                         device.ze.zeKernelGetProperties(kernel, &properties));
+        !status.ok())
+      return status;
+    attrs.local_memory = properties.privateMemSize;
+    attrs.spills = properties.spillMemSize / 4;
+    attrs.shared_memory = properties.localMemSize;
+    if (properties.maxNumSubgroups && properties.maxSubgroupSize)
+      attrs.max_threads_per_block =
+          properties.maxNumSubgroups * properties.maxSubgroupSize;
+    return Status::success();
+  }
+
 protected:
   Status launchChecked(const LaunchRequest &request,
                        std::vector<void *> &params,

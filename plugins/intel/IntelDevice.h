@@ -67,7 +67,7 @@ namespace tegula::intel {
   X(zeModuleCreate) X(zeModuleDestroy) X(zeModuleBuildLogGetString)            \
   X(zeModuleBuildLogDestroy)                                                   \
   X(zeKernelCreate) X(zeKernelDestroy) X(zeKernelSetGroupSize)                 \
-  X(zeKernelSetArgumentValue)
+  X(zeKernelSetArgumentValue) X(zeKernelGetProperties)
 // clang-format on
 
 /// The Level Zero entry points, resolved from the loader.

@@ -54,8 +54,14 @@ enum CUdeviceAttribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
 
-/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
-constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+/// CUfunction_attribute values (cuFuncGetAttribute, cuFuncSetAttribute).
+enum CUfunctionAttribute : int {
+  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+  CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+  CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+  CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
 /// The static shared memory a block needs without the opt-in attribute.
 constexpr uint64_t kDefaultSharedMemoryLimit = 48 * 1024;
 
@@ -116,6 +122,7 @@ enum CUjitOption : int {
   ENTRY(cuModuleGetFunction, (CUfunction *, CUmodule, const char *),          \
         ("cuModuleGetFunction"))                                              \
   ENTRY(cuFuncSetAttribute, (CUfunction, int, int), ("cuFuncSetAttribute"))   \
+  ENTRY(cuFuncGetAttribute, (int *, int, CUfunction), ("cuFuncGetAttribute")) \
   ENTRY(cuLaunchKernel,                                                       \
         (CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,        \
          unsigned, unsigned, CUstream, void **, void **),                     \

@@ -182,6 +182,41 @@ public:
     return Status::success();
   }
 
+  /// What the driver says of the loaded function (cuFuncGetAttribute), as
+  /// Triton's driver reads it: n_regs = NUM_REGS, n_spills =
+  /// LOCAL_SIZE_BYTES / 4, n_max_threads = MAX_THREADS_PER_BLOCK.
+  Status attributes(tg_kernel_attributes &attrs) override {
+    ContextScope scope(device);
+    if (!scope.ok())
+      return scope.status();
+    struct Query {
+      int attribute;
+      const char *what;
+      uint32_t *field;
+    };
+    const Query queries[] = {
+        {CU_FUNC_ATTRIBUTE_NUM_REGS, "registers", &attrs.registers},
+        {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "local memory",
+         &attrs.local_memory},
+        {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "static shared memory",
+         &attrs.shared_memory},
+        {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "most threads per block",
+         &attrs.max_threads_per_block},
+    };
+    for (const Query &query : queries) {
+      int value = 0;
+      CUresult result =
+          device.cu.cuFuncGetAttribute(&value, query.attribute, function);
+      if (result != CUDA_SUCCESS)
+        return device.failure("kernel " + name + ": reading its " +
+                                  query.what,
+                              result);
+      *query.field = static_cast<uint32_t>(std::max(value, 0));
+    }
+    attrs.spills = attrs.local_memory / 4;
+    return Status::success();
+  }
+
 protected:
   Status launchChecked(const LaunchRequest &request,
                        std::vector<void *> &params, uint64_t shared) override {

@@ -26,6 +26,7 @@ other on the NULL stream (complete before returning).
 import ctypes
 import os
 import operator
+import types
 
 from . import _compiler
 from . import _diskcache
@@ -868,6 +869,29 @@ class CompiledKernel(_Owned, metaclass=_HookedType):
         self.packed_size = size.value
         warp = device.warp_size or 1
         self.block = (max(self.num_warps, 1) * warp, 1, 1)
+        self._read_attributes(device)
+
+    def _read_attributes(self, device):
+        """Triton's n_regs, n_spills and n_max_threads, from what the plugin
+        says of the loaded kernel (tegula_kernel_get_attributes): registers
+        and spills 0 where it cannot tell (the host; Triton's CPU backend
+        says 0 too), n_max_threads the device's limit then. A block larger
+        than the kernel may have (its registers limit it) raises
+        OutOfResources, as Triton's _init_handles does."""
+        attrs = _rt.kernel_attributes(self._runtime._lib, self._kernel)
+        self.attributes = types.SimpleNamespace(**attrs)
+        self.n_regs = attrs["registers"] or 0
+        self.n_spills = attrs["spills"] or 0
+        limit = attrs["max_threads_per_block"]
+        self.n_max_threads = limit if limit is not None else (device.max_threads_per_block or 0)
+        if limit is not None and self.block[0] > limit:
+            raise _errors.OutOfResources(
+                self.block[0], limit, "threads",
+                "%s: kernel %s on %s needs %d threads per block (%d warps); with %s "
+                "registers per thread it may have at most %d" % (
+                    self.name, self.name, device.name, self.block[0], self.num_warps,
+                    attrs["registers"] if attrs["registers"] is not None else "its",
+                    limit), 9)
 
     @staticmethod
     def _copy_metadata(md):

@@ -205,6 +205,27 @@ class tg_kernel_metadata(ctypes.Structure):
     ]
 
 
+class tg_kernel_attributes(ctypes.Structure):
+    """plugin ABI 1.2: a loaded kernel's resource use; every field all ones
+    (KERNEL_ATTRIBUTE_UNKNOWN) where the plugin cannot tell."""
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("extension_start", c_void_p),
+        ("registers", c_uint32),
+        ("spills", c_uint32),
+        ("local_memory", c_uint32),
+        ("shared_memory", c_uint32),
+        ("max_threads_per_block", c_uint32),
+        ("vector_register_spills", c_uint32),
+        ("scalar_registers", c_uint32),
+        ("scalar_register_spills", c_uint32),
+    ]
+
+
+#: TG_KERNEL_ATTRIBUTE_UNKNOWN.
+KERNEL_ATTRIBUTE_UNKNOWN = 0xFFFFFFFF
+
+
 class tegula_container_entry(ctypes.Structure):
     _fields_ = [
         ("struct_size", c_size_t),
@@ -469,6 +490,8 @@ def _declare(lib):
     if hasattr(lib, "tegula_kernel_check_buffers"):  # libtegula_runtime.so.1.1
         _fn(lib, "tegula_kernel_get_device", P, P)
         _fn(lib, "tegula_kernel_check_buffers", E, P, MD, PP, c_size_t)
+    if hasattr(lib, "tegula_kernel_get_attributes"):  # plugin ABI 1.2's runtime
+        _fn(lib, "tegula_kernel_get_attributes", E, P, ctypes.POINTER(tg_kernel_attributes))
     _fn(lib, "tegula_scalar_type_size", c_size_t, c_uint32)
     _fn(lib, "tegula_args_layout", E, MD, ctypes.POINTER(c_size_t), ctypes.POINTER(c_size_t))
     _fn(lib, "tegula_args_pack", E, MD, ctypes.POINTER(c_void_p), c_void_p, c_size_t,
@@ -494,6 +517,24 @@ def _declare(lib):
     if hasattr(lib, "tegula_runtime_compile_stage"):
         _fn(lib, "tegula_runtime_compile_stage", E, P, c_char_p, c_char_p, c_void_p,
             c_size_t, ctypes.POINTER(tg_compile_option), c_size_t, PP)
+
+
+def kernel_attributes(lib, kernel):
+    """{field: value or None} of tg_kernel_attributes for the loaded
+    |kernel| (None where the plugin cannot tell); every value None when the
+    plugin tells nothing (TG_ERROR_UNIMPLEMENTED, an older plugin or runtime)
+    or the query fails."""
+    names = [name for name, _ in tg_kernel_attributes._fields_[2:]]
+    unknown = dict.fromkeys(names)
+    if not hasattr(lib, "tegula_kernel_get_attributes"):
+        return unknown
+    attrs = sized(tg_kernel_attributes)
+    err = lib.tegula_kernel_get_attributes(kernel, ctypes.byref(attrs))
+    if err:
+        lib.tegula_error_destroy(err)
+        return unknown
+    return {name: (None if getattr(attrs, name) == KERNEL_ATTRIBUTE_UNKNOWN
+                   else getattr(attrs, name)) for name in names}
 
 
 def check(lib, err):

@@ -109,6 +109,35 @@ def test_device_and_block_size():
     assert (out == 4).all()
 
 
+def test_n_regs_n_spills_n_max_threads(rng):
+    # What testdev's kernel_get_attributes makes up (TestDevPlugin.cpp).
+    out = poisoned(300, np.uint32)
+    ck = fill_u32.warmup(out, 4, 300, BLOCK=BLOCK, grid=(3,))
+    ck._init_handles()
+    assert (ck.n_regs, ck.n_spills, ck.n_max_threads) == (16, 0, 1024)
+    assert ck.attributes.shared_memory == 0 and ck.attributes.local_memory == 0
+    x = rng.random(100, dtype=np.float32)
+    ck = scale_f32.warmup(np.empty_like(x), x, 2.0, 100, BLOCK=BLOCK, grid=(1,))
+    assert (ck.n_regs, ck.n_spills) == (255, 6)
+    assert ck.attributes.local_memory == 24
+    # Not told: None in attributes, the device's limit for n_max_threads.
+    assert ck.attributes.max_threads_per_block is None and ck.attributes.shared_memory is None
+    assert ck.n_max_threads == tegula.device("testdev:0").max_threads_per_block
+
+
+def test_a_block_beyond_the_kernels_thread_limit_is_out_of_resources(monkeypatch):
+    # testdev's fill_u32 then says its "registers" allow 64 threads a block;
+    # its blocks have 128 (4 warps of 32), as Triton's _init_handles checks.
+    monkeypatch.setenv("TEGULA_TESTDEV_MAX_THREADS", "64")
+    out = poisoned(300, np.uint32)
+    with pytest.raises(tegula.OutOfResources) as info:
+        fill_u32[(3,)](out, 5, 300, BLOCK=32)
+    e = info.value
+    assert (e.required, e.limit, e.name) == (128, 64, "threads")
+    assert "out of resource: threads, Required: 128, Hardware limit: 64" in str(e)
+    assert "with 16 registers per thread it may have at most 64" in str(e)
+
+
 def test_buffers(rng):
     n = 1000
     buf = tegula.empty(n, np.uint32)

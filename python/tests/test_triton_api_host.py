@@ -530,6 +530,11 @@ def test_warmup_compiles_without_launching(rng):
     ck._init_handles()
     assert ck.metadata.num_warps == ck.num_warps and ck.metadata.shared == ck.shared_memory
     assert ck.metadata.name == "add_kernel" and ck.metadata.num_stages == 3
+    # The host plugin cannot tell registers or spills: 0, as Triton's CPU
+    # backend reports them; n_max_threads is the device's limit.
+    assert (ck.n_regs, ck.n_spills) == (0, 0)
+    assert ck.n_max_threads == ck.device.max_threads_per_block
+    assert ck.attributes.registers is None and ck.attributes.spills is None
     out[:] = np.nan
     assert ck[(triton.cdiv(n, 32),)](x, x, out, n, 32) is ck
     np.testing.assert_array_equal(out, x + x)

@@ -4,6 +4,7 @@
 #include "PluginRegistry.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace tegula::runtime;
 
@@ -299,6 +300,23 @@ tegula_error_t *tegula_kernel_launch(tegula_kernel_t *kernel,
   args.packed_args = packed_args;
   args.packed_args_size = packed_args_size;
   return TEGULA_PLUGIN_CALL(device->plugin, kernel_launch, args);
+}
+
+tegula_error_t *tegula_kernel_get_attributes(tegula_kernel_t *kernel,
+                                             tg_kernel_attributes *attributes) {
+  TEGULA_REJECT_IF(!kernel || !attributes, "kernel or attributes is NULL");
+  const size_t header = TG_STRUCT_SIZE(tg_kernel_attributes, extension_start);
+  TEGULA_REJECT_IF(attributes->struct_size < header,
+                   "attributes.struct_size too small");
+  // Every field past the header reads "unknown" (all bits set) unless the
+  // plugin knows it: an older plugin's, or one this runtime does not know.
+  std::memset(reinterpret_cast<char *>(attributes) + header, 0xff,
+              attributes->struct_size - header);
+  tg_kernel_get_attributes_args args{};
+  args.kernel = kernel->handle;
+  args.attributes = attributes;
+  return TEGULA_PLUGIN_CALL(kernel->module->device->plugin,
+                            kernel_get_attributes, args);
 }
 
 } // extern "C"

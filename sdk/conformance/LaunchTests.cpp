@@ -1,6 +1,8 @@
 //===- LaunchTests.cpp - Compile, load and launch -------------------------===//
 //
-// Two kinds of launch test:
+// Three kinds of launch test:
+//  - Launch.CompiledKernelAttributesAreConsistent: a loaded kernel's
+//    attributes (optional) fit the device and respect struct_size.
 //  - Launch.FillKernel runs the kernel that Config::fillKernelOptions makes
 //    a plugin without a code generator build (a test plugin's built-in
 //    kernel), and skips without those options.
@@ -326,6 +328,56 @@ TEST_F(Launch, CompiledFill) {
               ASSERT_EQ(got[i], i < size_t(n) ? value : kPoison)
                   << "element " << i;
           }
+      });
+}
+
+TEST_F(Launch, CompiledKernelAttributesAreConsistent) {
+  // kernel_get_attributes (plugin ABI 1.2) is optional: a plugin that
+  // cannot tell answers TG_ERROR_UNIMPLEMENTED. What it does tell must fit
+  // the device, and it writes nothing past the caller's struct_size.
+  onEachDevice(
+      kAddF32, kAddArgs,
+      [&](tegula::Device &device, const tg_kernel_metadata *meta,
+          Kernel &kernel) {
+        tg_kernel_attributes attrs{};
+        attrs.struct_size = sizeof(attrs);
+        tegula_error_t *error =
+            tegula_kernel_get_attributes(kernel.get(), &attrs);
+        if (error) {
+          const int32_t code = tegula_error_get_code(error);
+          const std::string message = tegula_error_get_message(error);
+          tegula_error_destroy(error);
+          EXPECT_EQ(code, TG_ERROR_UNIMPLEMENTED)
+              << "kernel_get_attributes failed: " << message;
+          return;
+        }
+        const uint32_t unknown = TG_KERNEL_ATTRIBUTE_UNKNOWN;
+        const DeviceProperties props = device.properties();
+        if (attrs.registers != unknown)
+          EXPECT_GT(attrs.registers, 0u) << "a kernel without registers";
+        if (attrs.max_threads_per_block != unknown) {
+          EXPECT_GE(attrs.max_threads_per_block, blockFor(meta, device)[0])
+              << "the kernel cannot have the block it was compiled for";
+          if (props.maxThreadsPerBlock)
+            EXPECT_LE(attrs.max_threads_per_block, props.maxThreadsPerBlock);
+        }
+        if (attrs.shared_memory != unknown && props.sharedMemoryPerBlock)
+          EXPECT_LE(attrs.shared_memory, props.sharedMemoryPerBlock);
+
+        struct {
+          tg_kernel_attributes attrs;
+        } canary;
+        std::memset(&canary, 0x5a, sizeof(canary));
+        canary.attrs.struct_size =
+            TG_STRUCT_SIZE(tg_kernel_attributes, registers);
+        canary.attrs.extension_start = nullptr;
+        error = tegula_kernel_get_attributes(kernel.get(), &canary.attrs);
+        ASSERT_EQ(error, nullptr) << tegula_error_get_message(error);
+        EXPECT_EQ(canary.attrs.registers, attrs.registers);
+        EXPECT_EQ(canary.attrs.spills, 0x5a5a5a5au)
+            << "kernel_get_attributes wrote past the caller's struct_size";
+        EXPECT_EQ(canary.attrs.scalar_register_spills, 0x5a5a5a5au)
+            << "kernel_get_attributes wrote past the caller's struct_size";
       });
 }
 

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "AmdCodeObject.h"
 #include "AmdCompiler.h"
 #include "AmdCodegen.h"
 #include "AmdLinker.h"
@@ -322,6 +323,73 @@ declare void @llvm.amdgcn.s.barrier()
     EXPECT_EQ(static_cast<unsigned char>((*hsaco)[16]), 3u);
     EXPECT_EQ(static_cast<unsigned char>((*hsaco)[18]), 224u);
   }
+}
+
+TEST(AmdCodeObject, ResourcesFromTheMetadataNote) {
+  // A private array indexed at run time stays in scratch: 256 bytes of
+  // private segment a work-item; 512 bytes of LDS; 128 work-items.
+  llvm::LLVMContext context;
+  auto module = parseIR(R"ll(
+target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
+@tegula_lds = external addrspace(3) global [0 x i8], align 16
+define void @pick(ptr addrspace(1) %out, i32 %k) {
+entry:
+  %buf = alloca [64 x i32], align 4, addrspace(5)
+  %tid = call i32 @llvm.amdgcn.workitem.id.x()
+  br label %fill
+fill:
+  %i = phi i32 [ 0, %entry ], [ %next, %fill ]
+  %p = getelementptr [64 x i32], ptr addrspace(5) %buf, i32 0, i32 %i
+  %v = add i32 %i, %tid
+  store volatile i32 %v, ptr addrspace(5) %p, align 4
+  %next = add i32 %i, 1
+  %more = icmp slt i32 %next, 64
+  br i1 %more, label %fill, label %read
+read:
+  %idx = and i32 %k, 63
+  %q = getelementptr [64 x i32], ptr addrspace(5) %buf, i32 0, i32 %idx
+  %x = load volatile i32, ptr addrspace(5) %q, align 4
+  %slot = getelementptr i32, ptr addrspace(3) @tegula_lds, i32 %tid
+  store volatile i32 %x, ptr addrspace(3) %slot
+  %t64 = zext i32 %tid to i64
+  %dst = getelementptr i32, ptr addrspace(1) %out, i64 %t64
+  store i32 %x, ptr addrspace(1) %dst, align 4
+  ret void
+}
+declare i32 @llvm.amdgcn.workitem.id.x()
+)ll",
+                        context);
+  const AmdTarget &arch = target("gfx942");
+  AmdKernelConfig config;
+  config.threads = 128;
+  config.ldsBytes = 512;
+  ASSERT_FALSE(bool(prepareForAMDGPU(*module, "pick", arch, config)));
+  ASSERT_FALSE(bool(optimizeForAMDGPU(*module, "pick", arch)));
+  llvm::Expected<std::string> object = emitAMDGPU(*module, arch, false);
+  ASSERT_TRUE(bool(object)) << llvm::toString(object.takeError());
+  llvm::Expected<std::string> hsaco = linkCodeObject(*object);
+  ASSERT_TRUE(bool(hsaco)) << llvm::toString(hsaco.takeError());
+
+  llvm::Expected<KernelResources> read = readKernelResources(*hsaco, "pick");
+  ASSERT_TRUE(bool(read)) << llvm::toString(read.takeError());
+  ASSERT_TRUE(read->vgprCount && read->sgprCount);
+  EXPECT_GT(*read->vgprCount, 0u);
+  EXPECT_GT(*read->sgprCount, 0u);
+  ASSERT_TRUE(read->privateSegmentSize);
+  EXPECT_GE(*read->privateSegmentSize, 256u);
+  EXPECT_EQ(read->groupSegmentSize, std::optional<uint32_t>(512));
+  EXPECT_EQ(read->maxFlatWorkgroupSize, std::optional<uint32_t>(128));
+  EXPECT_EQ(read->vgprSpillCount, std::optional<uint32_t>(0));
+  EXPECT_EQ(read->sgprSpillCount, std::optional<uint32_t>(0));
+
+  llvm::Expected<KernelResources> other = readKernelResources(*hsaco, "nope");
+  ASSERT_FALSE(bool(other));
+  EXPECT_EQ(llvm::toString(other.takeError()),
+            "the code object's AMDGPU metadata has no kernel 'nope'");
+  llvm::Expected<KernelResources> garbage =
+      readKernelResources("not an ELF file", "pick");
+  EXPECT_FALSE(bool(garbage));
+  llvm::consumeError(garbage.takeError());
 }
 
 TEST(AmdLinker, NotAnObjectIsAnError) {

@@ -146,6 +146,23 @@ TEST_F(AmdOnFakeHip, LoadsTheCompiledCodeObject) {
   EXPECT_NE(lookups[0].find(", add_kernel)"), std::string::npos) << lookups[0];
 }
 
+TEST_F(AmdOnFakeHip, KernelAttributesComeFromTheCodeObjectMetadata) {
+  Kernel kernel = vectorAdd();
+  tg_kernel_attributes attrs = kernel.attributes();
+  // What `llvm-readobj --notes` shows of the code object: a small kernel
+  // that spills nothing, in a workgroup of 4 waves of 64.
+  EXPECT_GT(attrs.registers, 0u);
+  EXPECT_LT(attrs.registers, 64u);
+  EXPECT_GT(attrs.scalar_registers, 0u);
+  EXPECT_LE(attrs.scalar_registers, 112u);
+  EXPECT_EQ(attrs.spills, 0u);
+  EXPECT_EQ(attrs.local_memory, 0u);
+  EXPECT_EQ(attrs.vector_register_spills, 0u);
+  EXPECT_EQ(attrs.scalar_register_spills, 0u);
+  EXPECT_EQ(attrs.shared_memory, 0u);
+  EXPECT_EQ(attrs.max_threads_per_block, 256u);
+}
+
 TEST_F(AmdOnFakeHip, LaunchPassesGridBlockArgumentsSharedMemoryAndStream) {
   Kernel kernel = vectorAdd();
   Buffer x = device->allocate(4096), y = device->allocate(4096),

@@ -56,7 +56,7 @@ TEST(Discovery, BadPluginsAreSkippedWithTheirReasonOthersLoad) {
                 "no entry symbol tg_plugin_get_api");
   expectSkipped(runtime, testPlugin("bad_major"),
                 "plugin ABI version 2.0 is incompatible with the runtime's "
-                "1.1 (major versions differ)");
+                "1.2 (major versions differ)");
   expectSkipped(runtime, testPlugin("failing_init"),
                 "initialization failed: simulated initialization failure");
   expectSkipped(runtime, testPlugin("not_a_library"),

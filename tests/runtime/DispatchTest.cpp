@@ -227,6 +227,54 @@ TEST_F(Dispatch, LaunchWithPaddedArgumentsOnAStream) {
     ASSERT_EQ(result[i], 2.0f * input[i]);
 }
 
+TEST_F(Dispatch, KernelAttributesComeFromThePlugin) {
+  Device device = runtime.device("testdev:0");
+  Image image = device.compile("x", 1, {{"kernel", "fill_u32"}});
+  Kernel fill = device.loadKernel(image.data(), image.size(), "fill_u32");
+  tg_kernel_attributes attrs = fill.attributes();
+  EXPECT_EQ(attrs.struct_size, sizeof(tg_kernel_attributes));
+  EXPECT_EQ(attrs.registers, 16u);
+  EXPECT_EQ(attrs.spills, 0u);
+  EXPECT_EQ(attrs.local_memory, 0u);
+  EXPECT_EQ(attrs.shared_memory, 0u);
+  EXPECT_EQ(attrs.max_threads_per_block, 1024u);
+
+  // What the plugin does not set stays unknown (all bits set).
+  Image scaleImage = device.compile("x", 1, {{"kernel", "scale_f32"}});
+  Kernel scale =
+      device.loadKernel(scaleImage.data(), scaleImage.size(), "scale_f32");
+  attrs = scale.attributes();
+  EXPECT_EQ(attrs.registers, 255u);
+  EXPECT_EQ(attrs.spills, 6u);
+  EXPECT_EQ(attrs.local_memory, 24u);
+  EXPECT_EQ(attrs.shared_memory, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+  EXPECT_EQ(attrs.max_threads_per_block, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+  EXPECT_EQ(attrs.scalar_registers, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+
+  // An older caller's shorter struct: nothing past its struct_size is
+  // written, by the runtime or the plugin.
+  struct {
+    tg_kernel_attributes attrs;
+  } guarded;
+  std::memset(&guarded, 0x5a, sizeof(guarded));
+  guarded.attrs.struct_size = TG_STRUCT_SIZE(tg_kernel_attributes, spills);
+  guarded.attrs.extension_start = nullptr;
+  ASSERT_EQ(tegula_kernel_get_attributes(fill.get(), &guarded.attrs), nullptr);
+  EXPECT_EQ(guarded.attrs.registers, 16u);
+  EXPECT_EQ(guarded.attrs.spills, 0u);
+  EXPECT_EQ(guarded.attrs.local_memory, 0x5a5a5a5au);
+  EXPECT_EQ(guarded.attrs.max_threads_per_block, 0x5a5a5a5au);
+
+  tg_kernel_attributes tooSmall{};
+  tooSmall.struct_size = sizeof(size_t);
+  tegula_error_t *e = tegula_kernel_get_attributes(fill.get(), &tooSmall);
+  EXPECT_EQ(tegula_error_get_code(e), TG_ERROR_INVALID_ARGUMENT);
+  tegula_error_destroy(e);
+  e = tegula_kernel_get_attributes(nullptr, &attrs);
+  EXPECT_EQ(takeMessage(e),
+            "tegula_kernel_get_attributes: kernel or attributes is NULL");
+}
+
 TEST_F(Dispatch, LaunchErrorsAreReported) {
   Device device = runtime.device("testdev:0");
   Image image = device.compile("x", 1, {{"kernel", "fill_u32"}});

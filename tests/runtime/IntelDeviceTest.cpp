@@ -168,6 +168,22 @@ TEST_F(IntelOnLevelZero, VectorAddRunsAtSubGroups16And32) {
   }
 }
 
+TEST_F(IntelOnLevelZero, KernelAttributesComeFromZeKernelGetProperties) {
+  std::string image = vectorAddImage(16);
+  Kernel kernel = device->loadKernel(image.data(), image.size(), "add_kernel");
+  tg_kernel_attributes attrs = kernel.attributes();
+  // Level Zero has no register count; the test driver reports no spill
+  // memory and OpenCL's private memory size.
+  EXPECT_EQ(attrs.registers, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+  EXPECT_EQ(attrs.spills, 0u);
+  EXPECT_NE(attrs.local_memory, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+  EXPECT_NE(attrs.shared_memory, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+  // The work-group the SPIR-V requires: 4 sub-groups of 16 at most.
+  EXPECT_GE(attrs.max_threads_per_block, 64u);
+  EXPECT_NE(attrs.max_threads_per_block, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+  EXPECT_EQ(attrs.scalar_registers, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+}
+
 TEST_F(IntelOnLevelZero, BuffersRoundTrip) {
   std::mt19937 random(std::random_device{}());
   std::vector<uint32_t> data(256);

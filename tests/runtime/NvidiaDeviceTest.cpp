@@ -122,6 +122,38 @@ declare void @__assertfail(ptr, ptr, i32, ptr, i64)
 !1 = !{ptr @assert_at, !"maxntidx", i32 128}
 )ll";
 
+/// pick(i32 *out, i32 k): each thread fills a private array of 64 i32
+/// (volatile, so it stays in local memory: 256 bytes a thread) and writes
+/// element k % 64 of it to out[tid].
+constexpr const char *kPick = R"ll(
+define void @pick(ptr addrspace(1) %out, i32 %k) {
+entry:
+  %buf = alloca [64 x i32], align 4
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  br label %fill
+fill:
+  %i = phi i32 [ 0, %entry ], [ %next, %fill ]
+  %p = getelementptr [64 x i32], ptr %buf, i32 0, i32 %i
+  %v = add i32 %i, %tid
+  store volatile i32 %v, ptr %p, align 4
+  %next = add i32 %i, 1
+  %more = icmp slt i32 %next, 64
+  br i1 %more, label %fill, label %read
+read:
+  %idx = and i32 %k, 63
+  %q = getelementptr [64 x i32], ptr %buf, i32 0, i32 %idx
+  %x = load volatile i32, ptr %q, align 4
+  %t64 = zext i32 %tid to i64
+  %dst = getelementptr i32, ptr addrspace(1) %out, i64 %t64
+  store i32 %x, ptr addrspace(1) %dst, align 4
+  ret void
+}
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+!nvvm.annotations = !{!0, !1}
+!0 = !{ptr @pick, !"kernel", i32 1}
+!1 = !{ptr @pick, !"maxntidx", i32 128}
+)ll";
+
 /// An NVIDIA image of kernel |name| in |ir| for |target| (the device's
 /// arch), |argSizes| packed, 4 warps: PTX, and a cubin when |withCubin|
 /// and ptxas is here. "" (with a failure) when it cannot be made.
@@ -216,6 +248,36 @@ TEST_F(NvidiaDevices, HandWrittenKernelRunsFromPtxAndFromCubin) {
     std::vector<float> got = out.read<float>(x.size());
     for (size_t i = 0; i < x.size(); ++i)
       ASSERT_EQ(got[i], int32_t(i) < n ? 3.0f * x[i] : -1.0f) << "element " << i;
+  }
+}
+
+TEST_F(NvidiaDevices, KernelAttributesComeFromTheDriver) {
+  for (bool withCubin : {false, true}) {
+    SCOPED_TRACE(withCubin ? "cubin" : "PTX compiled by the driver");
+    tg_kernel_attributes scale = scaleKernel(withCubin).attributes();
+    EXPECT_GT(scale.registers, 0u);
+    EXPECT_LE(scale.registers, 255u);
+    EXPECT_EQ(scale.local_memory, 0u);
+    EXPECT_EQ(scale.spills, 0u);
+    EXPECT_EQ(scale.shared_memory, 0u);
+    // .maxntid 128 bounds the block.
+    EXPECT_EQ(scale.max_threads_per_block, 128u);
+    EXPECT_EQ(scale.scalar_registers, TG_KERNEL_ATTRIBUTE_UNKNOWN);
+
+    std::string image = imageOf(kPick, "pick", arch, {8, 4}, 0, withCubin);
+    Kernel pick = device->loadKernel(image.data(), image.size(), "pick");
+    tg_kernel_attributes attrs = pick.attributes();
+    EXPECT_GE(attrs.local_memory, 256u);
+    EXPECT_EQ(attrs.spills, attrs.local_memory / 4); // Triton's n_spills.
+    EXPECT_GT(attrs.registers, 0u);
+
+    Buffer out = device->allocate(128 * 4);
+    ArgPack args;
+    args.add(out).add(int32_t(69));
+    pick.launch({1, 1, 1}, {128, 1, 1}, args);
+    std::vector<int32_t> got = out.read<int32_t>(128);
+    for (int32_t t = 0; t < 128; ++t)
+      ASSERT_EQ(got[t], 5 + t) << "thread " << t;
   }
 }
 

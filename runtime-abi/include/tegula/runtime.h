@@ -314,6 +314,17 @@ tegula_kernel_launch(tegula_kernel_t *kernel, tegula_stream_t *stream,
                      const tegula_launch_config *config,
                      const void *packed_args, size_t packed_args_size);
 
+/** Fills |attributes| (the caller sets attributes->struct_size) with what
+ *  |kernel| uses of its device: registers and spills per thread, local and
+ *  static shared memory, the most threads a block may have (plugin ABI 1.2,
+ *  tg_kernel_attributes). The runtime first sets every field after
+ *  extension_start to TG_KERNEL_ATTRIBUTE_UNKNOWN (all bits set); the plugin
+ *  overwrites those it knows. TG_ERROR_UNIMPLEMENTED when the plugin can
+ *  tell nothing (the host plugin; a plugin of ABI 1.1 or older). */
+TEGULA_API tegula_error_t *
+tegula_kernel_get_attributes(tegula_kernel_t *kernel,
+                             tg_kernel_attributes *attributes);
+
 /*===-- Kernel ABI: argument packing ---------------------------------------===
  * Arguments are packed in metadata order into one buffer. Each argument sits
  * at the next offset that is a multiple of its size: a pointer is its 8-byte

@@ -300,6 +300,15 @@ public:
     launch(grid, block, bytes.data(), bytes.size(), stream,
            dynamicSharedMemory);
   }
+  /// What the kernel uses of its device (tegula_kernel_get_attributes):
+  /// fields the plugin cannot tell are TG_KERNEL_ATTRIBUTE_UNKNOWN. Throws
+  /// Error (TG_ERROR_UNIMPLEMENTED) when it can tell nothing.
+  tg_kernel_attributes attributes() const {
+    tg_kernel_attributes attrs{};
+    attrs.struct_size = sizeof(attrs);
+    detail::check(tegula_kernel_get_attributes(handle, &attrs));
+    return attrs;
+  }
   tegula_kernel_t *get() const { return handle; }
   /// The device the kernel is loaded on (Device(kernel.device()) names it).
   tegula_device_t *device() const { return tegula_kernel_get_device(handle); }

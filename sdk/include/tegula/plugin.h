@@ -56,7 +56,7 @@ extern "C" {
 
 /** The plugin ABI version this header describes. */
 #define TG_PLUGIN_API_MAJOR 1
-#define TG_PLUGIN_API_MINOR 1
+#define TG_PLUGIN_API_MINOR 2
 
 /** The one symbol a plugin exports: a `tg_plugin_get_api_fn`. */
 #define TG_PLUGIN_ENTRY_SYMBOL "tg_plugin_get_api"
@@ -276,6 +276,50 @@ typedef struct tg_device_properties {
   const char *const *compatible_archs;
   size_t num_compatible_archs;
 } tg_device_properties;
+
+/*===-- Kernel attributes (1.2) --------------------------------------------===*/
+
+/** A kernel attribute the plugin cannot tell: every bit set (UINT32_MAX in
+ *  the fields below, which are all uint32_t). Zero is a real value ("no
+ *  spills"), never "unknown". */
+#define TG_KERNEL_ATTRIBUTE_UNKNOWN UINT32_MAX
+
+/** What a loaded kernel uses of the device, as its driver or its code object
+ *  says (Triton's `n_regs`, `n_spills`, `n_max_threads`). The caller
+ *  allocates it, sets `struct_size` and presets every field after
+ *  `extension_start` to TG_KERNEL_ATTRIBUTE_UNKNOWN (all bits set); the
+ *  plugin overwrites the fields it knows and that `struct_size` covers. */
+typedef struct tg_kernel_attributes {
+  size_t struct_size;
+  const tg_extension_base *extension_start;
+  /** Registers per thread: NVIDIA's (CU_FUNC_ATTRIBUTE_NUM_REGS), AMD's
+   *  vector registers (the code object's .vgpr_count). Triton's n_regs. */
+  uint32_t registers;
+  /** Registers spilled per thread, as Triton's drivers count them (its
+   *  n_spills): |local_memory| / 4, on NVIDIA and AMD alike. */
+  uint32_t spills;
+  /** Private (local, scratch) memory per thread in bytes: spills and
+   *  thread-local arrays (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, AMD
+   *  .private_segment_fixed_size). */
+  uint32_t local_memory;
+  /** Static shared memory (LDS, SLM) per block in bytes, as the loaded code
+   *  declares it (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, AMD
+   *  .group_segment_fixed_size). A kernel that takes its shared memory
+   *  dynamically reports 0 here; tg_kernel_metadata::shared_memory is what
+   *  a launch gives it. */
+  uint32_t shared_memory;
+  /** The most threads a block of this kernel may have on this device, given
+   *  its registers (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, AMD
+   *  .max_flat_workgroup_size). Triton's n_max_threads. */
+  uint32_t max_threads_per_block;
+  /** Vector registers the compiler spilled, as it counts them (AMD
+   *  .vgpr_spill_count); unlike |spills|, not derived from memory. */
+  uint32_t vector_register_spills;
+  /** Scalar registers per wavefront (AMD .sgpr_count). */
+  uint32_t scalar_registers;
+  /** Scalar registers spilled (AMD .sgpr_spill_count). */
+  uint32_t scalar_register_spills;
+} tg_kernel_attributes;
 
 /*===-- Argument structs ----------------------------------------------------===
  * Every struct starts with `struct_size` and `extension_start`. "in" fields are
@@ -663,6 +707,17 @@ typedef struct tg_kernel_launch_args {
   size_t packed_args_size;        /* in */
 } tg_kernel_launch_args;
 
+/** A loaded kernel's resource use (1.2). The plugin fills what it knows of
+ *  |attributes| and leaves the rest as the caller preset it (unknown).
+ *  TG_ERROR_UNIMPLEMENTED when it can tell nothing; a 1.0 or 1.1 plugin has
+ *  no entry, which the runtime answers the same way. */
+typedef struct tg_kernel_get_attributes_args {
+  size_t struct_size;
+  tg_extension_base *extension_start;
+  tg_kernel_t *kernel;              /* in */
+  tg_kernel_attributes *attributes; /* in: caller-owned, struct_size set */
+} tg_kernel_get_attributes_args;
+
 /*===-- The function table -------------------------------------------------===*/
 
 typedef void tg_error_destroy_fn(tg_error_destroy_args *args);
@@ -698,6 +753,8 @@ typedef tg_error_t *tg_module_get_kernel_fn(tg_module_get_kernel_args *args);
 typedef tg_error_t *tg_kernel_launch_fn(tg_kernel_launch_args *args);
 typedef tg_error_t *
 tg_plugin_get_compile_info_fn(tg_plugin_get_compile_info_args *args);
+typedef tg_error_t *
+tg_kernel_get_attributes_fn(tg_kernel_get_attributes_args *args);
 
 /** The table a plugin returns. It must stay valid until the library is
  *  unloaded (a static const object is the usual choice). Entries may be NULL
@@ -753,6 +810,11 @@ typedef struct tg_plugin_api {
   /** The compile stages and options the plugin declares. NULL in a 1.0
    *  plugin: then only the image stage exists and options are not described. */
   tg_plugin_get_compile_info_fn *plugin_get_compile_info;
+
+  /* 1.2 */
+  /** A loaded kernel's registers, spills, local and shared memory and
+   *  thread limit. NULL where the plugin cannot tell any of them. */
+  tg_kernel_get_attributes_fn *kernel_get_attributes;
   /* New entries of later minor versions go here, at the end. */
 } tg_plugin_api;
 

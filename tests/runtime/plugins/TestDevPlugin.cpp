@@ -569,6 +569,43 @@ tg_error_t *kernelLaunch(tg_kernel_launch_args *args) {
   return makeError(TG_ERROR_INTERNAL, "unknown built-in kernel");
 }
 
+/// Made-up resource use: fill_u32 reports every attribute (at most 1024
+/// threads a block, or $TEGULA_TESTDEV_MAX_THREADS, which stands for a
+/// kernel whose registers limit its blocks), scale_f32 only registers,
+/// spills and local memory (the rest stay unknown). Writes only what the
+/// caller's struct_size covers.
+tg_error_t *kernelGetAttributes(tg_kernel_get_attributes_args *args) {
+  TG_CHECK_ARGS(args, tg_kernel_get_attributes_args, attributes);
+  if (!args->kernel || !args->attributes)
+    return makeError(TG_ERROR_INVALID_ARGUMENT, "kernel or attributes is NULL");
+  tg_kernel_attributes *out = args->attributes;
+#define TESTDEV_SET(field, value)                                              \
+  if (TG_STRUCT_HAS(out, tg_kernel_attributes, field))                         \
+    out->field = (value);
+  switch (args->kernel->info->kind) {
+  case Builtin::FillU32:
+    TESTDEV_SET(registers, 16)
+    TESTDEV_SET(spills, 0)
+    TESTDEV_SET(local_memory, 0)
+    TESTDEV_SET(shared_memory, 0)
+    TESTDEV_SET(max_threads_per_block,
+                std::getenv("TEGULA_TESTDEV_MAX_THREADS")
+                    ? uint32_t(std::atoi(std::getenv("TEGULA_TESTDEV_MAX_THREADS")))
+                    : 1024u)
+    TESTDEV_SET(vector_register_spills, 0)
+    TESTDEV_SET(scalar_registers, 0)
+    TESTDEV_SET(scalar_register_spills, 0)
+    break;
+  case Builtin::ScaleF32:
+    TESTDEV_SET(registers, 255)
+    TESTDEV_SET(spills, 6)
+    TESTDEV_SET(local_memory, 24)
+    break;
+  }
+#undef TESTDEV_SET
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" TG_PLUGIN_EXPORT const tg_plugin_api *
@@ -612,6 +649,7 @@ tg_plugin_get_api(uint32_t runtimeMajor, uint32_t) {
     t.module_unload = moduleUnload;
     t.module_get_kernel = moduleGetKernel;
     t.kernel_launch = kernelLaunch;
+    t.kernel_get_attributes = kernelGetAttributes;
     return t;
   }();
   return runtimeMajor == TG_PLUGIN_API_MAJOR ? &table : nullptr;

@@ -187,6 +187,15 @@ public:
   explicit KernelBase(ModuleBase &module) : owner(module) {}
   ModuleBase &module() const { return owner; }
   virtual Status launch(const LaunchRequest &request) = 0;
+  /// The kernel's resource use (kernel_get_attributes, ABI 1.2): set the
+  /// fields of |attributes| it knows; the kit preset every field to
+  /// TG_KERNEL_ATTRIBUTE_UNKNOWN and copies what the caller's struct_size
+  /// covers. The default knows nothing (TG_ERROR_UNIMPLEMENTED).
+  virtual Status attributes(tg_kernel_attributes &attributes) {
+    (void)attributes;
+    return Status(TG_ERROR_UNIMPLEMENTED,
+                  "the plugin cannot tell a kernel's registers or spills");
+  }
 
 private:
   ModuleBase &owner;
@@ -1097,6 +1106,35 @@ inline tg_error_t *kernelLaunch(tg_kernel_launch_args *args) {
   });
 }
 
+inline tg_error_t *kernelGetAttributes(tg_kernel_get_attributes_args *args) {
+  TG_CHECK_ARGS(args, tg_kernel_get_attributes_args, attributes);
+  TG_KIT_REQUIRE(args->kernel, "kernel");
+  TG_KIT_REQUIRE(args->attributes, "attributes");
+  tg_kernel_attributes *out = args->attributes;
+  const size_t header = TG_STRUCT_SIZE(tg_kernel_attributes, extension_start);
+  if (out->struct_size < header)
+    return makeError(TG_ERROR_INVALID_ARGUMENT,
+                     "attributes.struct_size too small");
+  return call([&] {
+    // The kernel fills a whole struct of this header's version; the
+    // caller's gets the fields its struct_size covers, and keeps its own
+    // presets (unknown) past ours.
+    tg_kernel_attributes own;
+    std::memset(&own, 0xff, sizeof(own));
+    own.struct_size = sizeof(own);
+    own.extension_start = out->extension_start;
+    Status status = as<KernelBase>(args->kernel).attributes(own);
+    if (status.ok()) {
+      size_t size = std::min(out->struct_size, sizeof(own));
+      if (size > header)
+        std::memcpy(reinterpret_cast<char *>(out) + header,
+                    reinterpret_cast<const char *>(&own) + header,
+                    size - header);
+    }
+    return status;
+  });
+}
+
 #undef TG_KIT_REQUIRE
 
 /// The table's extension chain: TG_EXTENSION_TYPE_NATIVE_STREAM_SUPPORT when
@@ -1163,6 +1201,7 @@ const tg_plugin_api *pluginApi(uint32_t runtimeMajor, uint32_t runtimeMinor) {
     t.module_get_kernel = detail::moduleGetKernel;
     t.kernel_launch = detail::kernelLaunch;
     t.plugin_get_compile_info = detail::pluginGetCompileInfo;
+    t.kernel_get_attributes = detail::kernelGetAttributes;
     return t;
   }();
   return runtimeMajor == TG_PLUGIN_API_MAJOR ? &table : nullptr;

@@ -147,10 +147,10 @@ out=$(tegula_devices \
   TEGULA_PLUGIN_PATH="$work/nvidia/lib/tegula/plugins:$work/host/lib/tegula/plugins:$work/sample/lib/tegula/plugins") ||
   { echo "$out"; fail "tegula devices failed"; }
 echo "$out"
-expect "$out" "loaded  nvidia $version (ABI 1.1) from $work/nvidia/lib/tegula/plugins/libtegula_plugin_nvidia.so"
-expect "$out" "loaded  sample 0.1.0 (ABI 1.1) from $work/sample/lib/tegula/plugins/libtegula_plugin_sample.so"
+expect "$out" "loaded  nvidia $version (ABI 1.2) from $work/nvidia/lib/tegula/plugins/libtegula_plugin_nvidia.so"
+expect "$out" "loaded  sample 0.1.0 (ABI 1.2) from $work/sample/lib/tegula/plugins/libtegula_plugin_sample.so"
 expect "$out" "libtegula_plugin_nvidia.so: backend 'nvidia' already loaded from $work/nvidia"
-expect "$out" "loaded  host $version (ABI 1.1) from $work/host/lib/tegula/plugins/libtegula_plugin_host.so"
+expect "$out" "loaded  host $version (ABI 1.2) from $work/host/lib/tegula/plugins/libtegula_plugin_host.so"
 expect "$out" "libtegula_plugin_host.so: backend 'host' already loaded from $work/host"
 expect "$out" "  sample:0  Tegula sample device 0"
 expect "$out" "target:                  sample:host_memory"

@@ -371,6 +371,15 @@ FAKE cuFuncSetAttribute(void *function, int, int) {
     return CUDA_ERROR_INVALID_CONTEXT;
   return CUDA_SUCCESS;
 }
+FAKE cuFuncGetAttribute(int *value, int attribute, void *function) {
+  if (!current || static_cast<Function *>(function)->device != current->device)
+    return CUDA_ERROR_INVALID_CONTEXT;
+  // What an sm_90 kernel of 128 threads without spills reports: the most
+  // threads a block may have (0), its registers (4); no static shared (1)
+  // or local (3) memory.
+  *value = attribute == 0 ? 1024 : attribute == 4 ? 32 : 0;
+  return CUDA_SUCCESS;
+}
 FAKE cuLaunchKernel(void *function, unsigned gx, unsigned gy, unsigned gz,
                     unsigned, unsigned, unsigned, unsigned, void *stream,
                     void **, void **) {

@@ -880,16 +880,12 @@ def test_vector_add_numpy_program(tmp_path):
 def test_softmax_numpy_program(tmp_path):
     """softmax_numpy.py: one program per row, then a persistent grid sized
     from warmup's kernel (n_regs, n_spills, metadata.shared) and the
-    device's properties. Xfails (not strictly) while CompiledKernel has no
-    n_regs, once the one-program-per-row checks passed."""
+    device's properties."""
     proc = start_program("softmax_numpy.py", tmp_path)
     shapes = ("37x5", "97x643", "300x129")
     for shape in shapes:
         assert "PASS softmax_numpy one-program-per-row %s:" % shape in proc.stdout, \
             proc.stdout + proc.stderr
-    if proc.returncode != 0 and \
-            "'CompiledKernel' object has no attribute 'n_regs'" in proc.stderr:
-        pytest.xfail("softmax_numpy.py reads CompiledKernel.n_regs, which Tegula lacks so far")
     out = check_exit(proc, "softmax_numpy.py").stdout
     for shape in shapes:
         assert "PASS softmax_numpy persistent %s:" % shape in out

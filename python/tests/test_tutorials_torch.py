@@ -10,10 +10,6 @@ perf_report table. Here each runs in a child process under this Python, in
 a temporary folder, on the default device: host:0 with CPU tensors under
 TEGULA_VISIBLE_BACKENDS=host (the ctest `python.interop`). Skipped where
 torch is not installed.
-
-softmax.py reads `CompiledKernel.n_regs` and `n_spills`, which Tegula does
-not have yet: its test xfails (not strictly) while they are missing, once
-the checks that come before the occupancy code have passed.
 """
 
 import os
@@ -26,7 +22,6 @@ torch = pytest.importorskip("torch")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "triton_programs")
-NO_N_REGS = "'CompiledKernel' object has no attribute 'n_regs'"
 
 
 def run_program(name, tmp_path, timeout=300):
@@ -87,8 +82,6 @@ def test_softmax(tmp_path):
     shapes = ("37x5", "97x643", "64x1024", "300x129")
     for shape in shapes:
         assert "PASS softmax one-program-per-row %s:" % shape in proc.stdout, proc.stdout
-    if proc.returncode != 0 and NO_N_REGS in proc.stderr:
-        pytest.xfail("softmax.py reads CompiledKernel.n_regs, which Tegula lacks so far")
     lines = passed(proc, "softmax.py")
     for shape in shapes:
         assert any(x.startswith("PASS softmax persistent %s:" % shape) for x in lines)

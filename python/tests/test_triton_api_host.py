@@ -19,6 +19,7 @@ import sys
 import numpy as np
 import pytest
 
+from program_support import check_exit, perf_table, start_program
 import tegula
 import tegula as triton
 import tegula.language as tl
@@ -826,40 +827,10 @@ def test_import_triton_file_sees_the_triton_modules(tmp_path, rng):
     np.testing.assert_array_equal(x, x0 * 8)
 
 
-def start_program(name, tmp_path):
-    """Runs triton_programs/|name| in |tmp_path| under this Python; the
-    finished process."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [os.path.dirname(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
-    return subprocess.run([sys.executable, os.path.join(HERE, "triton_programs", name)],
-                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
-
-
-def check_exit(proc, name):
-    assert proc.returncode == 0 and "\nFAIL " not in "\n" + proc.stdout, \
-        "%s exited with %d:\n%s\n%s" % (name, proc.returncode, proc.stdout[-4000:],
-                                        proc.stderr[-8000:])
-    return proc
-
-
 def run_program(name, tmp_path):
     """start_program, then its stdout once it exited with 0 and printed no
     FAIL line."""
     return check_exit(start_program(name, tmp_path), name).stdout
-
-
-def perf_table(out, plot_name):
-    """perf_report's table |plot_name| in |out|: its header's words, and its
-    rows' numbers (the index left out)."""
-    lines = out.split(plot_name + ":\n", 1)[1].splitlines()
-    rows = []
-    for line in lines[1:]:
-        cells = line.split()
-        if not cells or not cells[0].isdigit():
-            break
-        rows.append([float(c) for c in cells[1:]])
-    return lines[0].split(), rows
 
 
 # The NumPy programs of triton_programs/, in the shape of Triton's tutorials

@@ -12,47 +12,22 @@ TEGULA_VISIBLE_BACKENDS=host (the ctest `python.interop`). Skipped where
 torch is not installed.
 """
 
-import os
-import subprocess
-import sys
-
 import pytest
+
+from program_support import check_exit, perf_table, start_program
 
 torch = pytest.importorskip("torch")
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROGRAMS = os.path.join(HERE, "triton_programs")
-
 
 def run_program(name, tmp_path, timeout=300):
-    """Runs triton_programs/|name| in |tmp_path| under this Python; the
-    finished process."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [os.path.dirname(HERE)] + [p for p in [env.get("PYTHONPATH")] if p])
-    return subprocess.run([sys.executable, os.path.join(PROGRAMS, name)], env=env,
-                          cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
+    """triton_programs/|name| run on this Python in |tmp_path|."""
+    return start_program(name, tmp_path, timeout)
 
 
 def passed(proc, name):
     """The program's PASS lines, once it exited with 0 and printed no FAIL."""
-    assert proc.returncode == 0 and "\nFAIL " not in "\n" + proc.stdout, \
-        "%s exited with %d:\n%s\n%s" % (name, proc.returncode, proc.stdout[-4000:],
-                                        proc.stderr[-8000:])
+    check_exit(proc, name)
     return [line for line in proc.stdout.splitlines() if line.startswith("PASS ")]
-
-
-def table(out, plot_name):
-    """perf_report's table |plot_name| in |out|: its header's words and its
-    rows' numbers (the index left out)."""
-    lines = out.split(plot_name + ":\n", 1)[1].splitlines()
-    rows = []
-    for line in lines[1:]:
-        cells = line.split()
-        if not cells or not cells[0].isdigit():
-            break
-        rows.append([float(c) for c in cells[1:]])
-    return lines[0].split(), rows
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -72,7 +47,7 @@ def test_vector_add(tmp_path):
     proc = run_program("vector_add.py", tmp_path)
     lines = passed(proc, "vector_add.py")
     assert len(lines) == 4 and all("largest difference from torch 0" in x for x in lines)
-    header, rows = table(proc.stdout, "vector-add-bandwidth")
+    header, rows = perf_table(proc.stdout, "vector-add-bandwidth")
     assert header == ["size", "Triton", "Torch"]
     assert [r[0] for r in rows] == [4096, 16384, 65536] and all(min(r) > 0 for r in rows)
 
@@ -86,7 +61,7 @@ def test_softmax(tmp_path):
     for shape in shapes:
         assert any(x.startswith("PASS softmax persistent %s:" % shape) for x in lines)
     assert any(x.startswith("PASS softmax strided view") for x in lines)
-    header, rows = table(proc.stdout, "softmax-bandwidth")
+    header, rows = perf_table(proc.stdout, "softmax-bandwidth")
     assert header == ["N", "Triton", "Torch"]
     assert [r[0] for r in rows] == [256, 512, 1024] and all(min(r) > 0 for r in rows)
 
@@ -99,7 +74,7 @@ def test_matmul(tmp_path):
             assert any(x.startswith("PASS matmul %s activation=%s:" % (shape, activation))
                        and "best config BLOCK_M:" in x for x in lines), lines
     assert "PASS matmul 96x80x64 against torch.matmul in fp16" in lines
-    header, rows = table(proc.stdout, "matmul-fp16")
+    header, rows = perf_table(proc.stdout, "matmul-fp16")
     assert header == ["M", "N", "K", "Torch", "Triton"]
     assert [r[:3] for r in rows] == [[128] * 3, [256] * 3] and all(min(r) > 0 for r in rows)
 
@@ -121,7 +96,7 @@ def test_layer_norm(tmp_path):
             assert any(x.startswith("PASS layer_norm %s float16 %s:" % (shape, what))
                        for x in lines), lines
     assert any(x.startswith("PASS layer_norm 3x20x96 float16 dx:") for x in lines)
-    header, rows = table(proc.stdout, "layer-norm-backward")
+    header, rows = perf_table(proc.stdout, "layer-norm-backward")
     assert header == ["N", "Triton", "Torch"]
     assert [r[0] for r in rows] == [512, 1024] and all(min(r) > 0 for r in rows)
     assert (tmp_path / "layer-norm-backward.csv").exists()
@@ -135,6 +110,6 @@ def test_attention(tmp_path):
             assert any(x.startswith("PASS attention %s causal=%s:" % (shape, causal))
                        for x in lines), lines
     for causal in (False, True):
-        header, rows = table(proc.stdout, "attention-fwd-z1-h2-d64-causal=%s" % causal)
+        header, rows = perf_table(proc.stdout, "attention-fwd-z1-h2-d64-causal=%s" % causal)
         assert header == ["N_CTX", "Triton", "Torch"]
         assert [r[0] for r in rows] == [128, 256] and all(min(r) > 0 for r in rows)

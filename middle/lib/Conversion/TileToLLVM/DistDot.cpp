@@ -760,8 +760,8 @@ LogicalResult finishSharedOperand(DistLowerer &l, Location loc, Value result,
 namespace {
 
 /// Whether |operand|, a dot operand, is a conversion that the dot's family
-/// takes from the registers of an earlier dot's accumulator layout (the
-/// probabilities of attention): lowerSharedMatrixOperand's register case.
+/// takes from the registers of an earlier dot's accumulator layout of the
+/// same family, version and warps (the probabilities of attention).
 bool isRegisterOperand(DistLowerer &l, Value operand) {
   auto convert = operand.getDefiningOp<tile::ConvertLayoutOp>();
   if (!convert || !isSharedMatrixOperand(convert.getType(), l.matrixUnits))
@@ -1018,7 +1018,6 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   OpBuilder &b = l.b;
   Value source = convert->getOperand(0), result = convert->getResult(0);
   auto type = cast<RankedTensorType>(source.getType());
-  int64_t opIdx = operandIndex(result);
   DistLowerer::SharedOperand shared;
 
   if (l.asyncValues.contains(source)) {
@@ -1052,14 +1051,7 @@ LogicalResult tegula::lowering::lowerSharedMatrixOperand(DistLowerer &l,
   // An operand in the accumulator layout of an earlier dot of the same
   // layout, which the family takes from registers (the probabilities of
   // attention): the registers already hold its fragments.
-  auto sourceMatrix =
-      dyn_cast_or_null<tile::MatrixLayoutAttr>(type.getEncoding());
-  auto [unit, dotMatrix] = sharedOperandUnit(l, result);
-  if (sourceMatrix && sourceMatrix.getKind() == dotMatrix.getKind() &&
-      sourceMatrix.getVersion() == dotMatrix.getVersion() &&
-      sourceMatrix.getWarpsPerCTA() == dotMatrix.getWarpsPerCTA() &&
-      unit->takesRegisterOperand(toMatrixLayout(dotMatrix), opIdx,
-                                 l.storageBytes(type.getElementType()) * 8)) {
+  if (isRegisterOperand(l, result)) {
     FailureOr<DistLayout> layout = l.layoutOf(type, loc);
     if (failed(layout))
       return failure();

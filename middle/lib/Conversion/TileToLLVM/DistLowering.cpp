@@ -164,20 +164,9 @@ public:
     Location loc = loop.getLoc();
     if (auto accs = l.asyncAccumulators.find(loop);
         accs != l.asyncAccumulators.end())
-      for (auto [index, dot] : accs->second) {
-        auto matrix = cast<tile::MatrixLayoutAttr>(
-            cast<RankedTensorType>(dot->getResult(0).getType())
-                .getEncoding());
-        Value result = loop->getResult(index);
-        FailureOr<SmallVector<Value>> waited =
-            l.matrixUnits.lookup(matrix.getKind())
-                ->buildSharedMultiplyWait(l.b, loc, toMatrixLayout(matrix), 0,
-                                          l.regsOf(result));
-        if (failed(waited))
-          return l.unsupported(dot, "the target cannot wait for " +
-                                        matrix.getKind() + " groups");
-        l.setRegs(result, std::move(*waited));
-      }
+      for (auto [index, dot] : accs->second)
+        if (failed(l.waitForMatrixGroups(dot, loc, loop->getResult(index))))
+          return failure();
     if (llvm::any_of(l.asyncLoads,
                      [&](auto &entry) { return entry.second.loop == loop; })) {
       if (const backend::AsyncCopy *copies = l.hooks.getAsyncCopy())
@@ -238,6 +227,21 @@ LogicalResult lowerScalarSideEffect(DistLowerer &l, Operation *op) {
 
 } // namespace
 
+LogicalResult DistLowerer::waitForMatrixGroups(Operation *dot, Location loc,
+                                               Value value) {
+  auto matrix = cast<tile::MatrixLayoutAttr>(
+      cast<RankedTensorType>(dot->getResult(0).getType()).getEncoding());
+  FailureOr<SmallVector<Value>> waited =
+      matrixUnits.lookup(matrix.getKind())
+          ->buildSharedMultiplyWait(b, loc, toMatrixLayout(matrix), 0,
+                                    regsOf(value));
+  if (failed(waited))
+    return unsupported(dot, "the target cannot wait for " + matrix.getKind() +
+                                " groups");
+  setRegs(value, std::move(*waited));
+  return success();
+}
+
 LogicalResult DistLowerer::lowerDistOp(Operation *op) {
   b.setInsertionPointToEnd(b.getInsertionBlock());
   // The previous iteration's dot may still be computing what |op| reads.
@@ -248,17 +252,8 @@ LogicalResult DistLowerer::lowerDistOp(Operation *op) {
         continue;
       Operation *dot = carried->second;
       asyncCarried.erase(carried);
-      auto matrix = cast<tile::MatrixLayoutAttr>(
-          cast<RankedTensorType>(dot->getResult(0).getType()).getEncoding());
-      FailureOr<SmallVector<Value>> waited =
-          matrixUnits.lookup(matrix.getKind())
-              ->buildSharedMultiplyWait(b, op->getLoc(),
-                                        toMatrixLayout(matrix), 0,
-                                        regsOf(operand));
-      if (failed(waited))
-        return unsupported(dot, "the target cannot wait for " +
-                                    matrix.getKind() + " groups");
-      setRegs(operand, std::move(*waited));
+      if (failed(waitForMatrixGroups(dot, op->getLoc(), operand)))
+        return failure();
     }
   RegisterCarrier carrier(*this);
   if (std::optional<LogicalResult> result =

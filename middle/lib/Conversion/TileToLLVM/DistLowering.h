@@ -313,6 +313,12 @@ public:
 
   // --- Walking --------------------------------------------------------------
   mlir::LogicalResult lowerDistOp(mlir::Operation *op);
+  /// Waits until none of the matrix-unit groups of |dot|'s family are in
+  /// flight, and rebinds |value| (a tile in |dot|'s accumulator layout, the
+  /// result of a group left in flight) to the registers the wait returns.
+  mlir::LogicalResult waitForMatrixGroups(mlir::Operation *dot,
+                                          mlir::Location loc,
+                                          mlir::Value value);
 };
 
 /// Whether |type| is a tile.

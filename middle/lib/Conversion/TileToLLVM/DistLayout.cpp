@@ -348,11 +348,7 @@ SmallVector<Value> DistLowerer::regCoords(Location loc,
     }
     // Where the thread's bits and the register's cannot overlap, XOR is an
     // addition, which folds into the address arithmetic that follows.
-    int64_t threadBits = 0;
-    for (const Coords &basis : layout.laneBases)
-      threadBits |= basis[d];
-    for (const Coords &basis : layout.warpBases)
-      threadBits |= basis[d];
+    int64_t threadBits = layout.getThreadBits(d);
     Value c = constI32(loc, offset);
     coords.push_back(threadBits & offset
                          ? b.create<arith::XOrIOp>(loc, thread[d], c).getResult()
@@ -540,12 +536,7 @@ std::optional<Chunking> planChunking(const DistLayout &from,
     int64_t extent = from.shape[d];
     if (extent < 2 || !llvm::isPowerOf2_64(extent))
       continue;
-    int64_t threadBits = 0;
-    for (const DistLayout *layout : {&from, &to})
-      for (const SmallVector<Coords> *bases :
-           {&layout->laneBases, &layout->warpBases})
-        for (const Coords &basis : *bases)
-          threadBits |= basis[d];
+    int64_t threadBits = from.getThreadBits(d) | to.getThreadBits(d);
     int64_t minSize = threadBits ? int64_t(llvm::NextPowerOf2(threadBits)) : 1;
     for (int64_t size = extent / 2; size >= minSize; size /= 2) {
       SmallVector<int64_t> shape(from.shape.begin(), from.shape.end());

@@ -65,6 +65,16 @@ struct DistLayout {
 
   int64_t getRank() const { return shape.size(); }
   int64_t getNumRegs() const { return regOffsets.size(); }
+  /// The bits of dimension |d|'s coordinate that the lane and the warp set
+  /// (a register's offset that shares none adds to them).
+  int64_t getThreadBits(int64_t d) const {
+    int64_t bits = 0;
+    for (const Coords &basis : laneBases)
+      bits |= basis[d];
+    for (const Coords &basis : warpBases)
+      bits |= basis[d];
+    return bits;
+  }
   /// Whether some threads hold the same elements as others.
   bool hasReplication() const;
   /// Whether lanes and warps place elements identically in both.

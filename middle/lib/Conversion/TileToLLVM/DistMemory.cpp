@@ -248,12 +248,9 @@ void forEachBlockRegister(
   OpBuilder &b = l.b;
   BlockPointer bp = unpackBlockPointer(l, loc, packed, layout.getRank());
   ArrayRef<Value> thread = l.threadCoords(layout);
-  SmallVector<int64_t> threadBits(layout.getRank(), 0);
+  SmallVector<int64_t> threadBits;
   for (int64_t d = 0; d < layout.getRank(); ++d)
-    for (ArrayRef<Coords> bases : {ArrayRef<Coords>(layout.laneBases),
-                                   ArrayRef<Coords>(layout.warpBases)})
-      for (const Coords &basis : bases)
-        threadBits[d] |= basis[d];
+    threadBits.push_back(layout.getThreadBits(d));
   for (int64_t r = 0; r < layout.getNumRegs(); r += step) {
     SmallVector<Value> coords = l.regCoords(loc, layout, r);
     Value inBounds;
